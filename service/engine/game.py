@@ -1,0 +1,182 @@
+"""What a game plugin hands the engine: a ``GameDef`` of pure functions over its state.
+
+The engine never looks inside a game's state. It calls the functions of the ``GameDef``
+with the state, a seat and a move, and gets back a new state and events, or a
+``Rejected``. Seats are the table's seat indices (a table with seats 0 and 2 seated plays
+with seats 0 and 2); ``SetupContext.seats`` lists them in play order.
+
+Moves are JSON: the game's own move input with exactly one key, the kind of move, as a
+frontend sends it under the game's field of ``MoveInput`` (``{"discard": {"card": "KH"}}``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeAlias, TypeVar
+
+if TYPE_CHECKING:
+    from service.engine.rng import Rng
+    from service.engine.ruleset import RuleSet
+
+S = TypeVar("S")
+JSON: TypeAlias = Any
+Move: TypeAlias = Mapping[str, Any]
+
+BAD_INPUT: Final = "BAD_INPUT"
+ILLEGAL_MOVE: Final = "ILLEGAL_MOVE"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, as the rules say it.
+
+    Args:
+        type: dotted name, e.g. ``"card.drawn"``; list every type in ``GameDef.event_types``.
+        data: the public part, JSON: what every viewer may see.
+        seat: the seat that acted, if any.
+        private: seat -> JSON only that seat may see (its drawn card, its dealt hand).
+    """
+
+    type: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    seat: int | None = None
+    private: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A move the rules refuse. ``code`` is ``BAD_INPUT`` or ``ILLEGAL_MOVE``;
+    ``reason`` says why in words a player understands (and reveals no hidden item)."""
+
+    code: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome(Generic[S]):
+    """An accepted move: the new state and what happened, in order."""
+
+    state: S
+    events: tuple[Event, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A finished game: the winning seats and each seat's final score."""
+
+    winners: tuple[int, ...]
+    scores: Mapping[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class SetupContext:
+    """What ``GameDef.setup`` is given.
+
+    Args:
+        seats: the seated seat indices, in play order (clockwise from seat 0).
+        options: the table options, validated against ``GameDef.options`` with defaults filled.
+        rules: the table's rule set (enabled house rules and their hooks).
+        rng: the table's seeded generator.
+    """
+
+    seats: tuple[int, ...]
+    options: Mapping[str, Any]
+    rules: RuleSet
+    rng: Rng
+
+
+def _no_check(move: Move) -> str | None:
+    return None
+
+
+def _no_upgrade(from_format: int, data: JSON) -> JSON:
+    raise ValueError(f"no upgrade from state format {from_format}")
+
+
+@dataclass(frozen=True)
+class GameDef(Generic[S]):
+    """A game, described with data and pure functions. All functions are pure: no I/O,
+    no clock, no global randomness; they never mutate their arguments.
+
+    Args:
+        id: the game id, lower-case words joined by ``-`` (``"five-crowns"``). Its GraphQL
+            names derive from it: ``FiveCrownsState``, ``FiveCrownsMoveInput`` and the
+            ``MoveInput.fiveCrowns`` field.
+        name: display name.
+        summary: one or two sentences for a lobby.
+        min_players, max_players: the seat range of the game itself (a house rule may
+            narrow it for itself with its own range).
+        options: JSON Schema (``type: object``) of the table options; every property
+            has a ``default``. Unknown options are refused before ``setup`` sees them.
+        setup: deals the game: ``(SetupContext) -> (state, events)``.
+        to_act: the seats whose move is awaited now (empty once the game is over).
+        legal_moves: ``(state, seat, rules) -> moves``: every legal move of ``seat`` now, in
+            the move input's JSON shape; for combinatorial moves one valid, best choice.
+        apply: ``(state, seat, move, rng, rules) -> Outcome | Rejected``. Called only for a
+            seat in ``to_act`` and a move that passed ``check_move``.
+        view: ``(state, seat or None) -> JSON``: the state as that seat (or a spectator) may
+            see it. Keys are the GraphQL field names of ``state_type`` (camelCase).
+        result: ``state -> Result``, or ``None`` while the game goes on.
+        bot: ``(state, seat, rng, rules) -> move``: a legal move for a bot in that seat.
+        encode, decode: the state to and from JSON for the store.
+        check_move: the shape check of a move (``None`` when well formed, else the reason
+            for a ``BAD_INPUT``), before turn and legality are checked.
+        state_format: the version of ``encode``'s JSON; bump it when it changes.
+        upgrade: ``(old_format, json) -> json`` of the next format, for older snapshots.
+        event_types: every event type ``setup`` and ``apply`` may emit.
+        state_type: the Strawberry type of the view (implements ``GameState``), built from
+            the view by ``state_type.from_view(view)``; from the game's ``schema.py``.
+        move_input_type: the Strawberry ``@oneOf`` input of the moves, from ``schema.py``.
+        hookspecs: the module of the game's own hookspecs, for its house rules, or None.
+    """
+
+    id: str
+    name: str
+    summary: str
+    min_players: int
+    max_players: int
+    setup: Callable[[SetupContext], tuple[S, Sequence[Event]]]
+    to_act: Callable[[S], Sequence[int]]
+    legal_moves: Callable[[S, int, RuleSet], Sequence[Move]]
+    apply: Callable[[S, int, Move, Rng, RuleSet], Outcome[S] | Rejected]
+    view: Callable[[S, int | None], Mapping[str, Any]]
+    result: Callable[[S], Result | None]
+    bot: Callable[[S, int, Rng, RuleSet], Move]
+    encode: Callable[[S], JSON]
+    decode: Callable[[JSON], S]
+    options: Mapping[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
+    check_move: Callable[[Move], str | None] = _no_check
+    state_format: int = 1
+    upgrade: Callable[[int, JSON], JSON] = _no_upgrade
+    event_types: tuple[str, ...] = ()
+    state_type: type | None = None
+    move_input_type: type | None = None
+    hookspecs: object | None = None
+
+
+@dataclass(frozen=True)
+class HouseRuleDef:
+    """A house rule: an on/off variant of one game, enabled per table.
+
+    The plugin that returns it from ``tablestate_house_rules`` may implement the game's
+    own hooks (``plugins/<game>/hookspecs.py``); at a table those hooks are called on
+    the rules enabled there and no other. One plugin, one house rule.
+
+    Args:
+        id: ``"<game id>/<rule>"``.
+        game_id: the game it changes.
+        name, description: for a lobby; the description says exactly what changes.
+        conflicts_with: rule ids that cannot be enabled together with this one.
+        min_players, max_players: the player range it allows (None: the game's).
+    """
+
+    id: str
+    game_id: str
+    name: str
+    description: str
+    conflicts_with: tuple[str, ...] = ()
+    min_players: int | None = None
+    max_players: int | None = None

@@ -1,0 +1,217 @@
+"""The store contract shared by the memory and Redis stores.
+
+A table is an opaque snapshot (JSON text the engine writes), a version, an event log and a
+move log. Every change is a ``commit`` that lands whole or not at all, and only if the
+table is still at ``expected_version``. Events get their cursor from the store:
+``<version>-<n>``, the n-th event (from 0) of the commit that made that version.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class StoreError(Exception):
+    """Base of the store's errors."""
+
+
+class StoreUnavailable(StoreError):
+    """The backing server cannot be reached (API: ``UNAVAILABLE``)."""
+
+
+class BadCursor(StoreError):
+    """A cursor that is malformed, from another table, or older than what is kept
+    (API: ``BAD_INPUT``)."""
+
+
+class TableExists(StoreError):
+    """``create`` with an id that is taken."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event before it is stored: the store gives it its cursor and version."""
+
+    type: str
+    at: str  # ISO 8601, UTC, set by the caller
+    data: dict[str, Any] = field(default_factory=dict)
+    seat: int | None = None
+    private: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(seat) -> part
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event as stored and replayed; ``to_json``/``from_json`` are its wire form."""
+
+    cursor: str
+    version: int
+    type: str
+    at: str
+    data: dict[str, Any]
+    seat: int | None = None
+    private: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "cursor": self.cursor,
+                "version": self.version,
+                "type": self.type,
+                "at": self.at,
+                "data": self.data,
+                "seat": self.seat,
+                "private": self.private,
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> StoredEvent:
+        d = json.loads(text)
+        return cls(
+            d["cursor"], d["version"], d["type"], d["at"], d["data"], d["seat"], d["private"]
+        )
+
+
+def cursor_key(cursor: str) -> tuple[int, int]:
+    """``"12-3"`` -> ``(12, 3)``, for ordering. Raises ``BadCursor`` when malformed."""
+    v, sep, n = cursor.partition("-")
+    if not sep or not v.isdigit() or not n.isdigit() or len(cursor) > 40:
+        raise BadCursor(f"malformed cursor {cursor[:40]!r}")
+    return int(v), int(n)
+
+
+@dataclass(frozen=True, slots=True)
+class TableMeta:
+    """What table listings need, written with each commit (best effort, apart)."""
+
+    game_id: str
+    status: str  # OPEN | PLAYING | FINISHED
+    created_at: float  # epoch seconds; listings are newest first
+
+
+@dataclass(frozen=True, slots=True)
+class Idempotency:
+    """An idempotency key of a commit: scoped to (table, seat); ``move_hash`` identifies
+    the move so that the same key with another move can be told apart."""
+
+    seat: int
+    key: str
+    move_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyRecord:
+    """What a key recorded: the move's hash, the version it made, the events it produced."""
+
+    move_hash: str
+    version: int
+    events: tuple[StoredEvent, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    """The outcome of a commit.
+
+    ``ok``: it landed; ``version`` is the new version and ``events`` carry their cursors.
+    Not ``ok`` with ``record`` None: a version conflict; ``version`` is the table's current
+    version. ``record`` set: the idempotency key was already recorded (by a racing request);
+    nothing was applied, and the record says what the first request did.
+    """
+
+    ok: bool
+    version: int
+    events: tuple[StoredEvent, ...] = ()
+    record: IdempotencyRecord | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A page of table ids, newest first, and the cursor of the next page (None: last)."""
+
+    table_ids: tuple[str, ...]
+    next: str | None
+
+
+Listener = Callable[[str, str], None]
+"""``listener(table_id, cursor)``: the table has events up to ``cursor``."""
+
+
+class StateStore(Protocol):
+    """The contract both stores keep (the same contract tests run on both)."""
+
+    async def create(
+        self, table_id: str, snapshot: str, meta: TableMeta, events: Sequence[NewEvent],
+        *, ttl: float,
+    ) -> tuple[StoredEvent, ...]:
+        """A new table at version 1 with these events. Raises ``TableExists``."""
+
+    async def load(self, table_id: str) -> tuple[str, int] | None:
+        """``(snapshot, version)``, or None for no such (or an expired) table."""
+
+    async def commit(
+        self,
+        table_id: str,
+        expected_version: int,
+        snapshot: str,
+        meta: TableMeta,
+        events: Sequence[NewEvent],
+        *,
+        ttl: float,
+        idempotency: Idempotency | None = None,
+        log: str | None = None,
+    ) -> CommitResult:
+        """Atomically: if the table is at ``expected_version`` (and the idempotency key is
+        not recorded), write the snapshot at ``expected_version + 1``, append the events
+        and the ``log`` entry (the move, for replay), record the key, reset the table's
+        expiry to ``ttl`` seconds, and announce the new cursor. A table that does not
+        exist is a conflict at version 0."""
+
+    async def idempotency(self, table_id: str, seat: int, key: str) -> IdempotencyRecord | None:
+        """The record of an idempotency key, if any."""
+
+    async def events(
+        self, table_id: str, after: str | None = None, limit: int = 100
+    ) -> tuple[StoredEvent, ...]:
+        """Up to ``limit`` events after the cursor (from the first when None), in order.
+        Raises ``BadCursor`` for a cursor this table never had or no longer keeps."""
+
+    async def last_events(self, table_id: str, n: int) -> tuple[StoredEvent, ...]:
+        """The newest ``n`` events, oldest first."""
+
+    async def moves(self, table_id: str) -> tuple[str, ...]:
+        """The table's log entries, in commit order."""
+
+    async def list(
+        self, game_id: str | None, status: str | None, first: int, after: str | None
+    ) -> Page:
+        """Table ids, newest first, filtered; ``after`` is a ``Page.next``."""
+
+    async def schedule(self, table_id: str, version: int, due: float) -> None:
+        """Record in the due-index that the table waits at ``version`` (a bot, a clock)
+        until epoch second ``due``."""
+
+    async def unschedule(self, table_id: str, version: int) -> None:
+        """Drop that entry of the due-index (done, or moved on)."""
+
+    async def claim_due(self, now: float, lease: float, limit: int) -> tuple[tuple[str, int], ...]:
+        """Entries due by ``now``, each pushed ``lease`` seconds into the future so that
+        no other replica takes it meanwhile; a claimer that dies lets it fall due again."""
+
+    def set_listener(self, listener: Listener) -> None:
+        """The one callback (the hub's) told of new events of the watched tables."""
+
+    async def watch(self, table_id: str) -> None:
+        """Start telling the listener of this table's new events (any replica's commits)."""
+
+    async def unwatch(self, table_id: str) -> None:
+        """Stop telling the listener of this table."""
+
+    async def ping(self) -> bool:
+        """Whether the backing server answers now."""
+
+    async def close(self) -> None:
+        """Release connections and background tasks."""
