@@ -101,7 +101,9 @@ def _load_module(path: str) -> object:
     try:
         return importlib.import_module(path)
     except Exception as exc:  # any import failure must name the plugin, whatever it was
-        raise PluginError(f"plugin module {path!r} (TABLESTATE_PLUGINS) failed to import: {exc}")
+        raise PluginError(
+            f"plugin module {path!r} (TABLESTATE_PLUGINS) failed to import: {exc}"
+        ) from exc
 
 
 def _register(pm: pluggy.PluginManager, plugin: object, name: str) -> None:

@@ -1,9 +1,9 @@
 """Helpers for plugin authors: play a game with no server, with fixed or seeded chance.
 
-    from service.testing import GameDriver
-    d = GameDriver(MY_GAME, players=3, options={"rounds": 2}, seed="abc")
-    d.move(d.to_act()[0], {"draw": {"source": "STOCK"}})
-    d.random_playout()          # plays random legal moves to the end, checking invariants
+from service.testing import GameDriver
+d = GameDriver(MY_GAME, players=3, options={"rounds": 2}, seed="abc")
+d.move(d.to_act()[0], {"draw": {"source": "STOCK"}})
+d.random_playout()          # plays random legal moves to the end, checking invariants
 """
 
 from __future__ import annotations
@@ -29,9 +29,7 @@ class FixedRng(Rng):
     of ``roll`` (its dice, in order).
     """
 
-    def __init__(
-        self, shuffles: Iterable[Sequence[Any]] = (), ints: Iterable[int] = ()
-    ) -> None:
+    def __init__(self, shuffles: Iterable[Sequence[Any]] = (), ints: Iterable[int] = ()) -> None:
         super().__init__(b"fixed")
         self._shuffles: Iterator[Sequence[Any]] = iter(list(shuffles))
         self._ints: Iterator[int] = iter(list(ints))

@@ -145,9 +145,7 @@ class GameDef(Generic[S]):
     bot: Callable[[S, int, Rng, RuleSet], Move]
     encode: Callable[[S], JSON]
     decode: Callable[[JSON], S]
-    options: Mapping[str, Any] = field(
-        default_factory=lambda: {"type": "object", "properties": {}}
-    )
+    options: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
     check_move: Callable[[Move], str | None] = _no_check
     state_format: int = 1
     upgrade: Callable[[int, JSON], JSON] = _no_upgrade

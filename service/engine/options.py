@@ -54,7 +54,9 @@ def _check(value: Any, schema: Mapping[str, Any], where: str) -> Any:
     return value
 
 
-def resolve(schema: Mapping[str, Any], given: Mapping[str, Any] | None, prefix: str = "") -> dict[str, Any]:
+def resolve(
+    schema: Mapping[str, Any], given: Mapping[str, Any] | None, prefix: str = ""
+) -> dict[str, Any]:
     """The options of a table: ``given`` checked against ``schema``, defaults filled.
 
     Raises:

@@ -1,0 +1,346 @@
+"""Assembles the schema: the core types of API.md plus what the installed games bring
+(their state types, and one field each in ``MoveInput``).
+
+No ``from __future__ import annotations``: the classes below are built inside a function.
+"""
+
+import enum
+import json
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.extensions import (
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    SchemaExtension,
+    ValidationCache,
+)
+from strawberry.schema.config import StrawberryConfig
+from strawberry.scalars import JSON
+from strawberry.types.base import get_object_definition
+from strawberry.types.execution import ExecutionContext
+
+from service.api.context import Context
+from service.api.errors import classify_all
+from service.api.types import (
+    CreateTablePayload,
+    Game,
+    JoinTablePayload,
+    MovePayload,
+    PageInfo,
+    Plugin,
+    TableConnection,
+    TableEvent,
+    TableStatus,
+    Viewer,
+    table_of,
+)
+from service.api.types import (
+    Table as TableType,
+)
+from service.config import Settings
+from service.errors import ApiError
+from service.metrics import Metrics
+from service.plugins import Registry, camel, pascal
+from service.store.base import BadCursor, cursor_key
+
+Info = strawberry.Info[Context, None]
+MAX_OPTIONS_BYTES = 16_384
+MAX_RULES = 64
+MAX_PAGE = 100
+
+
+class _Metered(SchemaExtension):
+    """Counts operations by type."""
+
+    metrics: Metrics
+
+    def on_operation(self) -> Any:
+        yield
+        ctx = self.execution_context
+        try:
+            kind = ctx.operation_type.value
+        except RuntimeError:
+            kind = "invalid"
+        self.metrics.inc("tablestate_requests_total", type=kind)
+
+
+class TablestateSchema(strawberry.Schema):
+    """The schema; every error gets its ``extensions.code`` here (see ``api.errors``)."""
+
+    metrics: Metrics | None = None
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        classify_all(errors, self.metrics)
+
+
+def move_to_json(value: Any, schema: strawberry.Schema) -> Any:
+    """A Strawberry input value as the JSON a client would send (GraphQL field names)."""
+    definition = get_object_definition(value) if not isinstance(value, type) else None
+    if definition is not None:
+        out: dict[str, Any] = {}
+        for f in definition.fields:
+            v = getattr(value, f.python_name, strawberry.UNSET)
+            if v is strawberry.UNSET or v is None:
+                continue
+            out[schema.config.name_converter.get_graphql_name(f)] = move_to_json(v, schema)
+        return out
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, list | tuple):
+        return [move_to_json(v, schema) for v in value]
+    return value
+
+
+def _move_input(registry: Registry) -> type:
+    games = sorted(registry.games.values(), key=lambda g: g.id)
+    annotations: dict[str, Any] = {}
+    namespace: dict[str, Any] = {}
+    for g in games:
+        if g.move_input_type is None:
+            continue
+        name = camel(g.id)
+        annotations[name] = g.move_input_type | None
+        namespace[name] = strawberry.field(
+            default=strawberry.UNSET, description=f"A move of {g.name}."
+        )
+    if not annotations:
+        annotations["noGame"] = bool | None
+        namespace["noGame"] = strawberry.field(
+            default=strawberry.UNSET, description="Present only while no game is installed."
+        )
+    namespace["__annotations__"] = annotations
+    cls = type("MoveInput", (), namespace)
+    return strawberry.input(one_of=True, description="A move: one field per installed game.")(
+        cls
+    )
+
+
+def _check_names(registry: Registry) -> None:
+    for g in registry.games.values():
+        for kind, tp in (("State", g.state_type), ("MoveInput", g.move_input_type)):
+            if tp is None:
+                continue
+            definition = get_object_definition(tp, strict=True)
+            want = pascal(g.id) + kind
+            if definition.name != want:
+                raise ValueError(f"game {g.id!r}: its {kind} type must be named {want!r}")
+
+
+def build_schema(
+    registry: Registry, settings: Settings | None = None, metrics: Metrics | None = None
+) -> TablestateSchema:
+    """The schema of the installed plugins."""
+    settings = settings or Settings()
+    _check_names(registry)
+    move_input = _move_input(registry)
+
+    @strawberry.type
+    class Query:
+        @strawberry.field(description="Every installed game.")
+        def games(self, info: Info) -> list[Game]:
+            reg = info.context.services.registry
+            return [Game.of(g, reg) for g in sorted(reg.games)]
+
+        @strawberry.field(description="One game, or null.")
+        def game(self, info: Info, id: strawberry.ID) -> Game | None:
+            reg = info.context.services.registry
+            return Game.of(str(id), reg) if str(id) in reg.games else None
+
+        @strawberry.field(description="One table as you may see it, or null.")
+        async def table(self, info: Info, id: strawberry.ID) -> TableType | None:
+            seat = await info.context.seat_at(str(id))
+            loaded = await info.context.services.tables.load(str(id))
+            return table_of(loaded, seat) if loaded is not None else None
+
+        @strawberry.field(description="Tables, newest first.")
+        async def tables(
+            self,
+            info: Info,
+            game_id: strawberry.ID | None = None,
+            status: TableStatus | None = None,
+            first: int = 20,
+            after: str | None = None,
+        ) -> TableConnection:
+            if not 0 < first <= MAX_PAGE:
+                raise ApiError("BAD_INPUT", f"first is 1 to {MAX_PAGE}")
+            if after is not None and len(after) > 200:
+                raise ApiError("BAD_INPUT", "malformed cursor")
+            viewer = await info.context.viewer()
+            tables = info.context.services.tables
+            found, page = await tables.list(
+                str(game_id) if game_id is not None else None,
+                status.value if status is not None else None,
+                first,
+                after,
+            )
+            nodes = [
+                table_of(t, viewer.seat if viewer and viewer.table_id == t.table.id else None)
+                for t in found
+            ]
+            return TableConnection(
+                nodes=nodes, page_info=PageInfo(end_cursor=page.next, has_next_page=bool(page.next))
+            )
+
+        @strawberry.field(description="Who the sent token says you are (null: a spectator).")
+        async def viewer(self, info: Info) -> Viewer | None:
+            v = await info.context.viewer()
+            if v is None:
+                return None
+            return Viewer(table_id=strawberry.ID(v.table_id), seat=v.seat, is_host=v.is_host)
+
+        @strawberry.field(description="The loaded plugins and the hooks they implement.")
+        def plugins(self, info: Info) -> list[Plugin]:
+            return [Plugin.of(p) for p in info.context.services.registry.plugins]
+
+    @strawberry.type
+    class Mutation:
+        @strawberry.mutation(description="Open a table; the host token is shown once.")
+        async def create_table(
+            self,
+            info: Info,
+            game_id: strawberry.ID,
+            house_rules: list[strawberry.ID] | None = None,
+            options: JSON | None = None,
+            seats: int | None = None,
+        ) -> CreateTablePayload:
+            await info.context.viewer()
+            rules = [str(r) for r in house_rules or []]
+            if len(rules) > MAX_RULES:
+                raise ApiError("BAD_INPUT", f"at most {MAX_RULES} house rules")
+            if options is not None and len(json.dumps(options)) > MAX_OPTIONS_BYTES:
+                raise ApiError("BAD_INPUT", "options are too large")
+            loaded, token = await info.context.services.tables.create(
+                str(game_id), rules, options, seats
+            )
+            return CreateTablePayload(table=table_of(loaded, None), host_token=token)
+
+        @strawberry.mutation(description="Take a seat; the seat token is shown once.")
+        async def join_table(
+            self,
+            info: Info,
+            table_id: strawberry.ID,
+            name: str,
+            seat: int | None = None,
+            client_seed: str | None = None,
+        ) -> JoinTablePayload:
+            viewer = await info.context.viewer()
+            loaded, index, token = await info.context.services.tables.join(
+                viewer, str(table_id), name, seat, client_seed
+            )
+            return JoinTablePayload(
+                table=table_of(loaded, index), seat=index, player_token=token
+            )
+
+        @strawberry.mutation(description="Seat a bot (host only, OPEN only).")
+        async def add_bot(
+            self, info: Info, table_id: strawberry.ID, seat: int | None = None
+        ) -> TableType:
+            viewer = await info.context.viewer()
+            loaded = await info.context.services.tables.add_bot(viewer, str(table_id), seat)
+            return table_of(loaded, await info.context.seat_at(str(table_id)))
+
+        @strawberry.mutation(description="Leave your seat (OPEN tables only).")
+        async def leave_table(self, info: Info, table_id: strawberry.ID) -> TableType:
+            viewer = await info.context.viewer()
+            loaded = await info.context.services.tables.leave(viewer, str(table_id))
+            return table_of(loaded, None)
+
+        @strawberry.mutation(description="Turn a house rule on or off (host only, OPEN only).")
+        async def set_house_rule(
+            self, info: Info, table_id: strawberry.ID, rule_id: strawberry.ID, enabled: bool
+        ) -> TableType:
+            viewer = await info.context.viewer()
+            loaded = await info.context.services.tables.set_rule(
+                viewer, str(table_id), str(rule_id), enabled
+            )
+            return table_of(loaded, await info.context.seat_at(str(table_id)))
+
+        @strawberry.mutation(description="Deal and start playing (host only).")
+        async def start_game(self, info: Info, table_id: strawberry.ID) -> TableType:
+            viewer = await info.context.viewer()
+            loaded = await info.context.services.tables.start(viewer, str(table_id))
+            return table_of(loaded, await info.context.seat_at(str(table_id)))
+
+        @strawberry.mutation(description="Make a move as your seat.")
+        async def make_move(
+            self,
+            info: Info,
+            table_id: strawberry.ID,
+            move: move_input,  # type: ignore[valid-type]
+            expected_version: int | None = None,
+            idempotency_key: str | None = None,
+        ) -> MovePayload:
+            viewer = await info.context.viewer()
+            as_json = move_to_json(move, info.schema)
+            game_field, inner = next(iter(as_json.items()), (None, None))
+            game_id = None
+            for g in info.context.services.registry.games.values():
+                if camel(g.id) == game_field:
+                    game_id = g.id
+            loaded, events = await info.context.services.tables.move(
+                viewer,
+                str(table_id),
+                game_id,
+                inner or {},
+                expected_version=expected_version,
+                idempotency_key=idempotency_key,
+            )
+            seat = viewer.seat if viewer else None
+            return MovePayload(
+                table=table_of(loaded, seat),
+                events=[TableEvent.of(e, loaded.table.id, seat) for e in events],
+            )
+
+    @strawberry.type
+    class Subscription:
+        @strawberry.subscription(
+            description="The table's events after `after` (all when null), then live ones."
+        )
+        async def table_events(
+            self, info: Info, table_id: strawberry.ID, after: str | None = None
+        ) -> AsyncGenerator[TableEvent, None]:
+            services = info.context.services
+            seat = await info.context.seat_at(str(table_id))
+            if await services.tables.load(str(table_id)) is None:
+                raise ApiError("NOT_FOUND", "no such table")
+            if after is not None:
+                try:
+                    cursor_key(after)
+                except BadCursor as exc:
+                    raise ApiError("BAD_INPUT", str(exc)) from exc
+            async for item in services.hub.subscribe(str(table_id), after):
+                yield TableEvent.delivered(item, str(table_id), seat)
+
+    state_types: Sequence[type] = sorted(
+        (g.state_type for g in registry.games.values() if g.state_type is not None),
+        key=lambda t: t.__name__,
+    )
+
+    class _Meter(_Metered):
+        pass
+
+    _Meter.metrics = metrics or Metrics()
+    schema = TablestateSchema(
+        query=Query,
+        mutation=Mutation,
+        subscription=Subscription,
+        types=list(state_types),
+        config=StrawberryConfig(auto_camel_case=True),
+        extensions=[
+            lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
+            lambda: QueryDepthLimiter(max_depth=settings.max_depth),
+            lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
+            lambda: ParserCache(maxsize=512),
+            lambda: ValidationCache(maxsize=512),
+            _Meter,
+        ],
+    )
+    schema.metrics = _Meter.metrics
+    return schema

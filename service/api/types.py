@@ -1,0 +1,339 @@
+"""The GraphQL types of API.md: thin adapters over the engine's values.
+
+No ``from __future__ import annotations`` here: Strawberry reads these annotations.
+"""
+
+import enum
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import strawberry
+from strawberry.scalars import JSON
+
+from service.api.context import Context
+from service.engine.game import HouseRuleDef
+from service.engine.schema import GameState, from_view
+from service.errors import ApiError
+from service.hub import Delivery, redact
+from service.plugins import PluginInfo, Registry, camel
+from service.store.base import StoredEvent
+from service.tables import Loaded
+
+Info = strawberry.Info[Context, None]
+MAX_EVENTS = 1000
+
+
+def _dt(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+@strawberry.enum(description="Where a table is in its life.")
+class TableStatus(enum.Enum):
+    OPEN = "OPEN"
+    PLAYING = "PLAYING"
+    FINISHED = "FINISHED"
+
+
+@strawberry.enum(description="Who sits in a seat.")
+class SeatKind(enum.Enum):
+    EMPTY = "EMPTY"
+    HUMAN = "HUMAN"
+    BOT = "BOT"
+
+
+@strawberry.type(description="An on/off variant of one game, enabled per table.")
+class HouseRule:
+    id: strawberry.ID = strawberry.field(description="`<game id>/<rule>`.")
+    game_id: strawberry.ID = strawberry.field(description="The game it changes.")
+    name: str = strawberry.field(description="Display name.")
+    description: str = strawberry.field(description="Exactly what changes.")
+    conflicts_with: list[strawberry.ID] = strawberry.field(
+        description="Rules that cannot be on together with this one."
+    )
+    min_players: int | None = strawberry.field(description="Fewest players it allows.")
+    max_players: int | None = strawberry.field(description="Most players it allows.")
+
+    @classmethod
+    def of(cls, rule: HouseRuleDef, registry: Registry) -> "HouseRule":
+        return cls(
+            id=strawberry.ID(rule.id),
+            game_id=strawberry.ID(rule.game_id),
+            name=rule.name,
+            description=rule.description,
+            conflicts_with=[strawberry.ID(c) for c in registry.conflicts(rule.id)],
+            min_players=rule.min_players,
+            max_players=rule.max_players,
+        )
+
+
+@strawberry.type(description="An installed game.")
+class Game:
+    id: strawberry.ID = strawberry.field(description="The game id, e.g. five-crowns.")
+    name: str = strawberry.field(description="Display name.")
+    summary: str = strawberry.field(description="A sentence or two for a lobby.")
+    min_players: int = strawberry.field(description="Fewest seats.")
+    max_players: int = strawberry.field(description="Most seats.")
+    options: JSON = strawberry.field(description="JSON Schema of the table options.")
+    event_types: list[str] = strawberry.field(
+        description="Every event type this game emits, core ones included."
+    )
+
+    @strawberry.field(description="The house rules installed for this game.")
+    def house_rules(self, info: Info) -> list[HouseRule]:
+        reg = info.context.services.registry
+        return [HouseRule.of(r, reg) for r in reg.rules_of(str(self.id))]
+
+    @classmethod
+    def of(cls, game_id: str, registry: Registry) -> "Game":
+        from service.engine.table import CORE_EVENT_TYPES
+
+        g = registry.games[game_id]
+        types = list(dict.fromkeys([*CORE_EVENT_TYPES, *g.event_types]))
+        return cls(
+            id=strawberry.ID(g.id),
+            name=g.name,
+            summary=g.summary,
+            min_players=g.min_players,
+            max_players=g.max_players,
+            options=dict(g.options),
+            event_types=types,
+        )
+
+
+@strawberry.type(description="One seat of a table.")
+class Seat:
+    index: int = strawberry.field(description="Seat index, from 0.")
+    name: str | None = strawberry.field(description="The player's name (null: empty).")
+    kind: SeatKind = strawberry.field(description="Empty, a human or a bot.")
+    score: int | None = strawberry.field(description="Final score once finished.")
+    is_host: bool = strawberry.field(description="Whether this seat has host rights.")
+
+
+@strawberry.type(description="The outcome of a finished game.")
+class GameResult:
+    winners: list[int] = strawberry.field(description="The winning seats.")
+    scores: list[int] = strawberry.field(description="Each seat's score, by seat index.")
+
+
+@strawberry.type(description="Who the sent token says you are.")
+class Viewer:
+    table_id: strawberry.ID = strawberry.field(description="The table the token is for.")
+    seat: int | None = strawberry.field(description="Your seat (null: host without a seat).")
+    is_host: bool = strawberry.field(description="Whether you have host rights.")
+
+
+@strawberry.type(description="Paging of a list.")
+class PageInfo:
+    end_cursor: str | None = strawberry.field(description="Pass as `after` for the next page.")
+    has_next_page: bool = strawberry.field(description="Whether more follow.")
+
+
+@strawberry.type(description="Something that happened at a table.")
+class TableEvent:
+    cursor: str = strawberry.field(description="Opaque and increasing; resume with `after:`.")
+    version: int = strawberry.field(description="The table's version once this applied.")
+    type: str = strawberry.field(description="Dotted type, e.g. card.drawn.")
+    seat: int | None = strawberry.field(description="The seat that acted, if any.")
+    at: datetime = strawberry.field(description="When it was committed.")
+    data: JSON = strawberry.field(
+        description="The public part; your own private part under `private`."
+    )
+    table_id: strawberry.Private[str]
+
+    @strawberry.field(description="The table as you see it (its newest version).")
+    async def table(self, info: Info) -> "Table | None":
+        loaded = await info.context.services.tables.load(self.table_id)
+        if loaded is None:
+            return None
+        return Table(_loaded=loaded, _seat=await info.context.seat_at(self.table_id))
+
+    @classmethod
+    def of(cls, event: StoredEvent, table_id: str, seat: int | None) -> "TableEvent":
+        return cls(
+            cursor=event.cursor,
+            version=event.version,
+            type=event.type,
+            seat=event.seat,
+            at=_dt(event.at),
+            data=redact(event, seat),
+            table_id=table_id,
+        )
+
+    @classmethod
+    def delivered(cls, item: Delivery, table_id: str, seat: int | None) -> "TableEvent":
+        e = item.event
+        return cls(
+            cursor=e.cursor,
+            version=e.version,
+            type=e.type,
+            seat=e.seat,
+            at=_dt(e.at),
+            data=item.data_for(seat),
+            table_id=table_id,
+        )
+
+
+@strawberry.type(description="A table: its seats, rules, state and events.")
+class Table:
+    _loaded: strawberry.Private[Loaded]
+    _seat: strawberry.Private[int | None]
+
+    @strawberry.field(description="The table id.")
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self._loaded.table.id)
+
+    @strawberry.field(description="The game played here.")
+    def game(self, info: Info) -> Game:
+        return Game.of(self._loaded.game.id, info.context.services.registry)
+
+    @strawberry.field(description="OPEN, PLAYING or FINISHED.")
+    def status(self) -> TableStatus:
+        return TableStatus(self._loaded.table.status)
+
+    @strawberry.field(description="+1 on every commit (a move, a seat change, a rule toggle).")
+    def version(self) -> int:
+        return self._loaded.version
+
+    @strawberry.field(description="The newest event's cursor (null: none yet).")
+    async def cursor(self, info: Info) -> str | None:
+        newest = await info.context.services.tables.events(self._loaded.table.id, None, 0, 1)
+        return newest[-1].cursor if newest else None
+
+    @strawberry.field(description="The table options, defaults filled in.")
+    def options(self) -> JSON:
+        return dict(self._loaded.table.options)
+
+    @strawberry.field(description="The house rules enabled at this table.")
+    def house_rules(self, info: Info) -> list[HouseRule]:
+        reg = info.context.services.registry
+        return [
+            HouseRule.of(reg.house_rules[r], reg)
+            for r in self._loaded.table.house_rules
+            if r in reg.house_rules
+        ]
+
+    @strawberry.field(description="Every seat, empty ones included.")
+    def seats(self) -> list[Seat]:
+        result = self._loaded.table.result
+        return [
+            Seat(
+                index=s.index,
+                name=s.name,
+                kind=SeatKind(s.kind),
+                score=result["scores"][s.index] if result and s.kind != "EMPTY" else None,
+                is_host=s.host,
+            )
+            for s in self._loaded.table.seats
+        ]
+
+    @strawberry.field(description="The game state as you may see it; null while OPEN.")
+    def state(self) -> GameState | None:
+        view = self._loaded.view(self._seat)
+        state_type = self._loaded.game.state_type
+        if view is None or state_type is None:
+            return None
+        return from_view(state_type, view)  # type: ignore[no-any-return]
+
+    @strawberry.field(description="Your legal moves now; each is a valid MoveInput.")
+    def legal_moves(self) -> list[JSON]:
+        field = camel(self._loaded.game.id)
+        return [{field: dict(m)} for m in self._loaded.legal_moves(self._seat)]
+
+    @strawberry.field(description="Events after a cursor, or the newest `last` of them.")
+    async def events(
+        self,
+        info: Info,
+        after: str | None = None,
+        first: int = 100,
+        last: int | None = None,
+    ) -> list[TableEvent]:
+        if not 0 <= first <= MAX_EVENTS or (last is not None and not 0 <= last <= MAX_EVENTS):
+            raise ApiError("BAD_INPUT", f"first and last are 0 to {MAX_EVENTS}")
+        tid = self._loaded.table.id
+        found = await info.context.services.tables.events(tid, after, first, last)
+        return [TableEvent.of(e, tid, self._seat) for e in found]
+
+    @strawberry.field(description="The outcome; null until FINISHED.")
+    def result(self) -> GameResult | None:
+        res = self._loaded.table.result
+        if res is None:
+            return None
+        return GameResult(winners=list(res["winners"]), scores=list(res["scores"]))
+
+    @strawberry.field(description="SHA-256 hex of the table's secret seed.")
+    def shuffle_commitment(self) -> str:
+        return self._loaded.table.commitment
+
+    @strawberry.field(description="The secret seed, revealed once FINISHED.")
+    def shuffle_seed(self) -> str | None:
+        return self._loaded.table.revealed_seed
+
+    @strawberry.field(description="The client seeds given at joinTable, by seat index.")
+    def client_seeds(self) -> list[str | None]:
+        return [s.client_seed for s in self._loaded.table.seats]
+
+    @strawberry.field(description="When the table was created.")
+    def created_at(self) -> datetime:
+        return _dt(self._loaded.table.created_at)
+
+    @strawberry.field(description="When the table last changed.")
+    def updated_at(self) -> datetime:
+        return _dt(self._loaded.table.updated_at)
+
+
+@strawberry.type(description="A page of tables.")
+class TableConnection:
+    nodes: list[Table] = strawberry.field(description="The tables, newest first.")
+    page_info: PageInfo = strawberry.field(description="Paging.")
+
+
+@strawberry.type(description="A loaded plugin.")
+class Plugin:
+    name: str = strawberry.field(description="The plugin's name (its entry point).")
+    source: str = strawberry.field(description="Where it was found.")
+    hooks: list[str] = strawberry.field(description="The hooks it implements.")
+    games: list[str] = strawberry.field(description="Games it provides.")
+    house_rules: list[str] = strawberry.field(description="House rules it provides.")
+
+    @classmethod
+    def of(cls, p: PluginInfo) -> "Plugin":
+        return cls(
+            name=p.name,
+            source=p.source,
+            hooks=list(p.hooks),
+            games=list(p.games),
+            house_rules=list(p.house_rules),
+        )
+
+
+@strawberry.type(description="A new table and the host's token (shown once).")
+class CreateTablePayload:
+    table: Table = strawberry.field(description="The table.")
+    host_token: str = strawberry.field(description="The host's token; keep it secret.")
+
+
+@strawberry.type(description="Your seat and its token (shown once).")
+class JoinTablePayload:
+    table: Table = strawberry.field(description="The table.")
+    seat: int = strawberry.field(description="Your seat index.")
+    player_token: str = strawberry.field(description="Your seat's token; keep it secret.")
+
+
+@strawberry.type(description="The table after a move and the events the move made.")
+class MovePayload:
+    table: Table = strawberry.field(description="The table after the move.")
+    events: list[TableEvent] = strawberry.field(description="The move's events, redacted.")
+
+
+def table_of(loaded: Loaded, seat: int | None) -> Table:
+    return Table(_loaded=loaded, _seat=seat)
+
+
+def plain(value: Any) -> Any:
+    """JSON-safe copy of a mapping/sequence tree."""
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value

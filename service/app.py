@@ -1,0 +1,142 @@
+"""The ASGI application: ``/graphql`` (HTTP + WebSocket), ``/healthz``, ``/readyz``,
+``/metrics``."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from service import plugins
+from service.api.context import Services
+from service.api.schema import build_schema
+from service.api.view import GraphQLApp
+from service.config import Settings
+from service.hub import Hub
+from service.metrics import Metrics
+from service.store.base import StateStore
+from service.tables import TableService
+
+log = logging.getLogger("tablestate.app")
+
+MAX_BODY = 256 * 1024
+
+
+def open_store(settings: Settings) -> StateStore:
+    """The Redis store when ``REDIS_URL`` is set, else the embedded memory store."""
+    if settings.redis_url:
+        from service.store.redis import RedisStore
+
+        return RedisStore.from_url(
+            settings.redis_url,
+            prefix=settings.redis_prefix,
+            max_connections=settings.redis_max_connections,
+            timeout=settings.redis_timeout,
+        )
+    from service.store.memory import MemoryStore
+
+    return MemoryStore()
+
+
+class BodyLimit:
+    """Refuses request bodies over ``limit`` bytes with a ``BAD_INPUT`` error."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers", [])).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.limit:
+            await self._refuse(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Any:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, limited, send)
+        except _TooLarge:
+            await self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = JSONResponse(
+            {"errors": [{"message": "request too large", "extensions": {"code": "BAD_INPUT"}}]},
+            status_code=413,
+        )
+        await response(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def create_app(
+    settings: Settings | None = None,
+    registry: plugins.Registry | None = None,
+    store: StateStore | None = None,
+) -> Starlette:
+    """The service as an ASGI app. Missing parts come from the settings (environment)."""
+    settings = settings or Settings.from_env()
+    registry = registry or plugins.load(
+        settings.plugins, settings.disable, trace=settings.trace_plugins
+    )
+    store = store or open_store(settings)
+    metrics = Metrics()
+    tables = TableService(settings, registry, store, metrics)
+    hub = Hub(store, metrics, settings.subscriber_queue)
+    services = Services(settings, registry, tables, hub)
+    schema = build_schema(registry, settings, metrics)
+    graphql = GraphQLApp(services, schema)
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(request: Request) -> Response:
+        if await store.ping():
+            return JSONResponse({"status": "ready"})
+        return JSONResponse({"status": "unavailable"}, status_code=503)
+
+    async def metrics_endpoint(request: Request) -> Response:
+        return PlainTextResponse(metrics.render(), media_type="text/plain; version=0.0.4")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        tables.start_worker()
+        try:
+            yield
+        finally:
+            await tables.close()
+            await hub.close()
+            await store.close()
+
+    app = Starlette(
+        routes=[
+            Route("/graphql", graphql, methods=["GET", "POST"]),
+            WebSocketRoute("/graphql", graphql),
+            Route("/healthz", healthz),
+            Route("/readyz", readyz),
+            Route("/metrics", metrics_endpoint),
+        ],
+        lifespan=lifespan,
+    )
+    app.add_middleware(BodyLimit)
+    app.state.services = services
+    app.state.schema = schema
+    return app

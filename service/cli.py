@@ -1,0 +1,139 @@
+"""The ``tablestate`` command: serve, plugins, export-schema, replay."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from service import plugins
+from service.config import ConfigError, Settings
+
+
+class _JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        out = {
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out)
+
+
+def _logging(level: str) -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(_JsonFormatter())
+    logging.basicConfig(level=level.upper(), handlers=[handler])
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    settings = settings.with_overrides(host=args.host, port=args.port, workers=args.workers)
+    if settings.workers > 1 and not settings.redis_url:
+        print(
+            "tablestate: the memory store lives in one process; set REDIS_URL to run more "
+            "than one worker",
+            file=sys.stderr,
+        )
+        return 2
+    _logging(settings.log_level)
+    uvicorn.run(
+        "service.app:create_app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+        log_level=settings.log_level,
+        timeout_graceful_shutdown=10,
+    )
+    return 0
+
+
+def _plugins(args: argparse.Namespace, settings: Settings) -> int:
+    reg = plugins.load(settings.plugins, settings.disable)
+    for info in reg.plugins:
+        what = ", ".join([*info.games, *info.house_rules]) or "-"
+        print(f"{info.name}\t{info.source}\t{what}\thooks: {', '.join(info.hooks)}")
+    return 0
+
+
+def export_sdl(bundled_only: bool = True) -> str:
+    """The SDL of the schema: of the bundled plugins only, unless told otherwise."""
+    from service.api.schema import build_schema
+
+    reg = plugins.load(bundled_only=bundled_only)
+    return build_schema(reg).as_str() + "\n"
+
+
+def _export(args: argparse.Namespace, settings: Settings) -> int:
+    sdl = export_sdl(bundled_only=not args.all)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(sdl)
+    else:
+        sys.stdout.write(sdl)
+    return 0
+
+
+async def _replay_async(table_id: str, settings: Settings) -> tuple[bool, str]:
+    from service.app import open_store
+    from service.engine.replay import replay
+    from service.tables import TableService
+
+    reg = plugins.load(settings.plugins, settings.disable)
+    store = open_store(settings)
+    try:
+        tables = TableService(settings, reg, store)
+        loaded = await tables.load(table_id)
+        if loaded is None:
+            return False, f"no table {table_id!r} in the store"
+        moves = await tables.moves(table_id)
+        report = replay(loaded.table, moves, loaded.game, loaded.rules)
+        return report.ok, f"{report.reason} ({report.moves} moves)"
+    finally:
+        await store.close()
+
+
+def _replay(args: argparse.Namespace, settings: Settings) -> int:
+    ok, message = asyncio.run(_replay_async(args.table_id, settings))
+    print(("MATCH: " if ok else "MISMATCH: ") + message)
+    return 0 if ok else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tablestate", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the service")
+    serve.add_argument("--host", help="address to bind (TABLESTATE_HOST)")
+    serve.add_argument("--port", type=int, help="port (TABLESTATE_PORT)")
+    serve.add_argument("--workers", type=int, help="worker processes (TABLESTATE_WORKERS)")
+    serve.set_defaults(func=_serve)
+    sub.add_parser("plugins", help="list the plugins found").set_defaults(func=_plugins)
+    export = sub.add_parser("export-schema", help="print the GraphQL SDL")
+    export.add_argument(
+        "--all", action="store_true", help="every installed plugin, not only the bundled ones"
+    )
+    export.add_argument("-o", "--output", help="write to this file")
+    export.set_defaults(func=_export)
+    rep = sub.add_parser("replay", help="re-run a finished table from its revealed seed")
+    rep.add_argument("table_id")
+    rep.set_defaults(func=_replay)
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+        return int(args.func(args, settings))
+    except (ConfigError, plugins.PluginError) as exc:
+        print(f"tablestate: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

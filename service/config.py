@@ -1,0 +1,129 @@
+"""Settings, read once from the environment (nothing else reads ``os.environ``).
+
+Every setting is documented in the README; flags of ``tablestate serve`` win over these.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+
+class ConfigError(Exception):
+    """A setting that cannot work; the message names it."""
+
+
+def _int(env: Mapping[str, str], name: str, default: int, lo: int = 0) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, not {raw!r}") from None
+    if value < lo:
+        raise ConfigError(f"{name} must be at least {lo}")
+    return value
+
+
+def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, not {raw!r}") from None
+    if value < 0:
+        raise ConfigError(f"{name} must not be negative")
+    return value
+
+
+def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in env.get(name, "").split(",") if p.strip())
+
+
+def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return default
+    return raw in ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class Settings:
+    redis_url: str | None = None
+    secret: bytes = field(default=b"", repr=False)
+    secret_is_random: bool = False
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    plugins: tuple[str, ...] = ()
+    disable: tuple[str, ...] = ()
+    trace_plugins: bool = False
+    idle_ttl: int = 7 * 24 * 3600
+    finished_ttl: int = 24 * 3600
+    redis_prefix: str = "ts:"
+    redis_max_connections: int = 50
+    redis_timeout: float = 2.0
+    allowed_origins: tuple[str, ...] = ()
+    max_depth: int = 12
+    max_tokens: int = 4000
+    max_aliases: int = 30
+    subscriber_queue: int = 256
+    max_subscriptions_per_connection: int = 100
+    bot_delay: float = 0.0
+    move_retries: int = 5
+    graphiql: bool = True
+    log_level: str = "info"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """The settings of this process. With Redis a missing ``TABLESTATE_SECRET`` is an
+        error (replicas must agree on it); the memory store makes a random one."""
+        env = os.environ if env is None else env
+        redis_url = env.get("REDIS_URL") or None
+        raw_secret = env.get("TABLESTATE_SECRET", "")
+        if raw_secret:
+            secret, random_secret = raw_secret.encode(), False
+        elif redis_url:
+            raise ConfigError(
+                "TABLESTATE_SECRET is required with REDIS_URL: every replica needs the same "
+                "secret to derive the tables' seeds (set it to a long random string)"
+            )
+        else:
+            secret, random_secret = secrets.token_bytes(32), True
+        return cls(
+            redis_url=redis_url,
+            secret=secret,
+            secret_is_random=random_secret,
+            host=env.get("TABLESTATE_HOST", "127.0.0.1"),
+            port=_int(env, "TABLESTATE_PORT", 8000, 0),
+            workers=_int(env, "TABLESTATE_WORKERS", 1, 1),
+            plugins=_list(env, "TABLESTATE_PLUGINS"),
+            disable=_list(env, "TABLESTATE_DISABLE"),
+            trace_plugins=_bool(env, "TABLESTATE_TRACE_PLUGINS", False),
+            idle_ttl=_int(env, "TABLESTATE_IDLE_TTL", 7 * 24 * 3600, 1),
+            finished_ttl=_int(env, "TABLESTATE_FINISHED_TTL", 24 * 3600, 1),
+            redis_prefix=env.get("TABLESTATE_REDIS_PREFIX", "ts:"),
+            redis_max_connections=_int(env, "TABLESTATE_REDIS_MAX_CONNECTIONS", 50, 2),
+            redis_timeout=_float(env, "TABLESTATE_REDIS_TIMEOUT", 2.0),
+            allowed_origins=_list(env, "TABLESTATE_ALLOWED_ORIGINS"),
+            max_depth=_int(env, "TABLESTATE_MAX_DEPTH", 12, 2),
+            max_tokens=_int(env, "TABLESTATE_MAX_TOKENS", 4000, 50),
+            max_aliases=_int(env, "TABLESTATE_MAX_ALIASES", 30, 1),
+            subscriber_queue=_int(env, "TABLESTATE_SUBSCRIBER_QUEUE", 256, 1),
+            max_subscriptions_per_connection=_int(
+                env, "TABLESTATE_MAX_SUBSCRIPTIONS_PER_CONNECTION", 100, 1
+            ),
+            bot_delay=_float(env, "TABLESTATE_BOT_DELAY", 0.0),
+            move_retries=_int(env, "TABLESTATE_MOVE_RETRIES", 5, 0),
+            graphiql=_bool(env, "TABLESTATE_GRAPHIQL", True),
+            log_level=env.get("TABLESTATE_LOG_LEVEL", "info").lower(),
+        )
+
+    def with_overrides(self, **changes: object) -> Settings:
+        """These settings with some changed (command-line flags)."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]

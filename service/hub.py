@@ -1,0 +1,220 @@
+"""Subscription fan-out inside one replica.
+
+Each table with local subscribers has one feed. The store tells the hub (through its one
+listener) that a table has new events; the feed fetches them once from the store, after
+the last cursor it holds, and hands each subscriber the same event object (redaction is
+cached per audience on the delivery). A subscriber replays from its own cursor, then takes
+live events, dropping any it already had: in order, no gap, no duplicate. A subscriber
+whose bounded queue fills is dropped with ``SLOW_CONSUMER``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from service.errors import ApiError
+from service.metrics import Metrics
+from service.store.base import BadCursor, StateStore, StoredEvent, StoreUnavailable, cursor_key
+
+log = logging.getLogger("tablestate.hub")
+
+FETCH_BATCH: Final = 500
+
+
+@dataclass(eq=False, slots=True)
+class Delivery:
+    """One event on its way to the subscribers of a table; redacted once per audience."""
+
+    event: StoredEvent
+    _cache: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+
+    def data_for(self, seat: int | None) -> dict[str, Any]:
+        """The event's data as ``seat`` (None: a spectator) may see it."""
+        found = self._cache.get(seat)
+        if found is None:
+            found = redact(self.event, seat)
+            self._cache[seat] = found
+        return found
+
+
+def redact(event: StoredEvent, seat: int | None) -> dict[str, Any]:
+    """The public part, plus ``private``: the viewer's own private part, if any."""
+    if seat is None:
+        return event.data
+    own = event.private.get(str(seat))
+    if own is None:
+        return event.data
+    return {**event.data, "private": own}
+
+
+_SLOW: Final = object()
+
+
+@dataclass(eq=False)
+class _Subscriber:
+    queue: asyncio.Queue[Any]
+    slow: bool = False
+
+
+@dataclass(eq=False)
+class _Feed:
+    table_id: str
+    last: tuple[int, int] | None = None
+    last_cursor: str | None = None
+    subscribers: set[_Subscriber] = field(default_factory=set)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    fetching: bool = False
+    task: asyncio.Task[None] | None = None
+
+
+class Hub:
+    """Fan-out of table events to this replica's subscribers."""
+
+    def __init__(
+        self, store: StateStore, metrics: Metrics | None = None, queue_size: int = 256
+    ) -> None:
+        self.store = store
+        self.metrics = metrics or Metrics()
+        self.queue_size = queue_size
+        self._feeds: dict[str, _Feed] = {}
+        self._subscribers = 0
+        store.set_listener(self._announce)
+
+    def _announce(self, table_id: str, cursor: str) -> None:
+        feed = self._feeds.get(table_id)
+        if feed is not None:
+            feed.wake.set()
+
+    async def _run(self, feed: _Feed) -> None:
+        """Fetch what is new each time the feed is woken, and deliver it."""
+        while True:
+            await feed.wake.wait()
+            feed.wake.clear()
+            feed.fetching = True
+            try:
+                while True:
+                    batch = await self.store.events(feed.table_id, feed.last_cursor, FETCH_BATCH)
+                    for event in batch:
+                        self._deliver(feed, Delivery(event))
+                    if len(batch) < FETCH_BATCH:
+                        break
+            except (StoreUnavailable, BadCursor) as exc:
+                log.warning("feed fetch failed, retrying: %s", exc)
+                await asyncio.sleep(0.2)
+                feed.wake.set()
+            finally:
+                feed.fetching = False
+
+    def _deliver(self, feed: _Feed, item: Delivery) -> None:
+        key = cursor_key(item.event.cursor)
+        if feed.last is not None and key <= feed.last:
+            return
+        feed.last, feed.last_cursor = key, item.event.cursor
+        for sub in list(feed.subscribers):
+            if sub.slow:
+                continue
+            try:
+                sub.queue.put_nowait(item)
+            except asyncio.QueueFull:
+                sub.slow = True
+                while not sub.queue.empty():
+                    sub.queue.get_nowait()
+                sub.queue.put_nowait(_SLOW)
+                self.metrics.inc("tablestate_slow_consumers_total")
+
+    def local_commit(self, table_id: str, events: tuple[StoredEvent, ...]) -> None:
+        """Events this replica just committed: deliver at once when they follow what the
+        feed holds (else wake the feed to fetch)."""
+        feed = self._feeds.get(table_id)
+        if feed is None or not events:
+            return
+        first = cursor_key(events[0].cursor)
+        if feed.last is not None and first[1] == 0 and first[0] == feed.last[0] + 1:
+            # The feed holds the whole previous commit unless a fetch is under way or
+            # pending; then fetching settles it.
+            if not feed.wake.is_set() and not feed.fetching:
+                for event in events:
+                    self._deliver(feed, Delivery(event))
+                return
+        feed.wake.set()
+
+    async def _open(self, table_id: str) -> _Feed:
+        feed = self._feeds.get(table_id)
+        if feed is not None:
+            return feed
+        feed = _Feed(table_id)
+        self._feeds[table_id] = feed
+        await self.store.watch(table_id)
+        newest = await self.store.last_events(table_id, 1)
+        if newest:
+            feed.last, feed.last_cursor = cursor_key(newest[0].cursor), newest[0].cursor
+        feed.task = asyncio.ensure_future(self._run(feed))
+        feed.wake.set()
+        self.metrics.set("tablestate_watched_tables", len(self._feeds))
+        return feed
+
+    async def _close_feed(self, feed: _Feed) -> None:
+        if feed.subscribers or self._feeds.get(feed.table_id) is not feed:
+            return
+        del self._feeds[feed.table_id]
+        if feed.task is not None:
+            feed.task.cancel()
+        try:
+            await self.store.unwatch(feed.table_id)
+        except StoreUnavailable:
+            pass
+        self.metrics.set("tablestate_watched_tables", len(self._feeds))
+
+    async def subscribe(self, table_id: str, after: str | None) -> AsyncIterator[Delivery]:
+        """The table's events after ``after`` (all when None), then live ones, forever.
+
+        Raises:
+            ApiError: ``BAD_INPUT`` for a bad cursor, ``SLOW_CONSUMER`` when this subscriber
+            fell too far behind, ``UNAVAILABLE`` when the store is away.
+        """
+        sub = _Subscriber(asyncio.Queue(self.queue_size))
+        feed: _Feed | None = None
+        self._subscribers += 1
+        self.metrics.set("tablestate_subscribers", self._subscribers)
+        try:
+            feed = await self._open(table_id)
+            feed.subscribers.add(sub)
+            seen = cursor_key(after) if after is not None else None
+            cursor = after
+            while True:
+                batch = await self.store.events(table_id, cursor, FETCH_BATCH)
+                for event in batch:
+                    seen, cursor = cursor_key(event.cursor), event.cursor
+                    yield Delivery(event)
+                if len(batch) < FETCH_BATCH:
+                    break
+            while True:
+                item = await sub.queue.get()
+                if item is _SLOW:
+                    raise ApiError("SLOW_CONSUMER", "this subscriber fell too far behind")
+                key = cursor_key(item.event.cursor)
+                if seen is not None and key <= seen:
+                    continue
+                seen = key
+                self.metrics.inc("tablestate_events_delivered_total")
+                yield item
+        except BadCursor as exc:
+            raise ApiError("BAD_INPUT", str(exc)) from exc
+        except StoreUnavailable as exc:
+            raise ApiError("UNAVAILABLE", "the store is unreachable; retry later") from exc
+        finally:
+            self._subscribers -= 1
+            self.metrics.set("tablestate_subscribers", self._subscribers)
+            if feed is not None:
+                feed.subscribers.discard(sub)
+                await asyncio.shield(self._close_feed(feed))
+
+    async def close(self) -> None:
+        for feed in list(self._feeds.values()):
+            if feed.task is not None:
+                feed.task.cancel()
+        self._feeds.clear()

@@ -1,0 +1,614 @@
+"""The table service: load a table, let the engine decide, commit, retry on conflict.
+
+This is where the pure engine meets the store: every mutation of API.md runs here as
+load -> check rights -> engine -> ``store.commit`` at the loaded version. Bots move as
+commits of their own, driven by the store's due-index (any replica may claim one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from service.config import Settings
+from service.engine import fairness
+from service.engine import table as eng
+from service.engine.game import Event, GameDef, Move, Rejected
+from service.engine.rng import Rng
+from service.engine.ruleset import RuleSet
+from service.errors import ApiError
+from service.metrics import Metrics
+from service.plugins import Registry
+from service.store.base import (
+    BadCursor,
+    Idempotency,
+    NewEvent,
+    Page,
+    StateStore,
+    StoredEvent,
+    StoreUnavailable,
+    TableMeta,
+)
+
+log = logging.getLogger("tablestate.tables")
+
+TABLE_ID_BYTES: Final = 9
+CACHE_SIZE: Final = 2048
+BOT_LEASE: Final = 10.0
+MAX_IDEMPOTENCY_KEY: Final = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who a token says the caller is: at ``table_id``, in ``seat`` (None: host only)."""
+
+    table_id: str
+    seat: int | None
+    is_host: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A table with its game, rule set and decoded game state (None while OPEN)."""
+
+    table: eng.Table
+    game: GameDef[Any]
+    rules: RuleSet
+    state: Any
+
+    @property
+    def version(self) -> int:
+        return self.table.version
+
+    def view(self, seat: int | None) -> dict[str, Any] | None:
+        if self.state is None:
+            return None
+        return eng.view(self.table, self.game, self.state, seat)
+
+    def to_act(self) -> tuple[int, ...]:
+        if self.state is None:
+            return ()
+        return eng.to_act(self.table, self.game, self.state)
+
+    def legal_moves(self, seat: int | None) -> list[Move]:
+        if seat is None or self.state is None or seat not in self.to_act():
+            return []
+        return list(self.game.legal_moves(self.state, seat, self.rules))
+
+
+def now_iso(clock: Callable[[], float]) -> str:
+    return (
+        datetime.fromtimestamp(clock(), UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
+    )
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def move_hash(move: Move) -> str:
+    return hashlib.sha256(json.dumps(move, sort_keys=True).encode()).hexdigest()
+
+
+def _new_events(events: Sequence[Event], at: str) -> list[NewEvent]:
+    return [
+        NewEvent(
+            e.type,
+            at,
+            dict(e.data),
+            e.seat,
+            {str(k): dict(v) for k, v in e.private.items()},
+        )
+        for e in events
+    ]
+
+
+def _raise(rejected: Rejected) -> None:
+    reason = rejected.reason if rejected.code == "ILLEGAL_MOVE" else None
+    raise ApiError(rejected.code, rejected.reason, reason)
+
+
+Op = Callable[[Loaded], "tuple[eng.Table, Any, list[Event], Any] | Rejected"]
+
+
+class TableService:
+    """Every table operation of the API, on one store, for one replica."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        registry: Registry,
+        store: StateStore,
+        metrics: Metrics | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.store = store
+        self.metrics = metrics or Metrics()
+        self.clock = clock
+        self._cache: OrderedDict[str, Loaded] = OrderedDict()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._worker: asyncio.Task[None] | None = None
+        self._closing = False
+
+    # -- loading -----------------------------------------------------------------
+
+    async def _store_call(self, call: Awaitable[Any]) -> Any:
+        try:
+            return await call
+        except StoreUnavailable as exc:
+            raise ApiError("UNAVAILABLE", "the store is unreachable; retry later") from exc
+
+    async def load(self, table_id: str) -> Loaded | None:
+        """The table now, or None. Decoding is cached per (table, version)."""
+        if not isinstance(table_id, str) or not 0 < len(table_id) <= 64:
+            return None
+        found = await self._store_call(self.store.load(table_id))
+        if found is None:
+            self._cache.pop(table_id, None)
+            return None
+        snapshot, version = found
+        cached = self._cache.get(table_id)
+        if cached is not None and cached.version == version:
+            self._cache.move_to_end(table_id)
+            return cached
+        return self._remember(eng.Table.decode(snapshot, version))
+
+    def _remember(self, table: eng.Table, state: Any = None) -> Loaded:
+        game = self.registry.games.get(table.game_id)
+        if game is None:
+            raise ApiError("UNAVAILABLE", f"game {table.game_id!r} is not installed here")
+        rules = self.registry.ruleset(table.game_id, table.house_rules)
+        if state is None and table.game is not None:
+            state = eng.decode_state(table, game)
+        loaded = Loaded(table, game, rules, state)
+        self._cache[table.id] = loaded
+        self._cache.move_to_end(table.id)
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return loaded
+
+    async def must_load(self, table_id: str) -> Loaded:
+        loaded = await self.load(table_id)
+        if loaded is None:
+            raise ApiError("NOT_FOUND", "no such table")
+        return loaded
+
+    async def resolve_token(self, token: str | None) -> Viewer | None:
+        """The viewer of a token; None for no token. Unknown or malformed: UNAUTHENTICATED."""
+        if token is None or token == "":
+            return None
+        table_id, dot, secret = token.partition(".")
+        if not dot or not table_id or not secret or len(token) > 200:
+            raise ApiError("UNAUTHENTICATED", "malformed token")
+        loaded = await self.load(table_id)
+        if loaded is None:
+            raise ApiError("UNAUTHENTICATED", "unknown token")
+        digest = token_hash(token)
+        table = loaded.table
+        for seat in table.seats:
+            if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, digest):
+                return Viewer(table.id, seat.index, seat.host)
+        if secrets.compare_digest(table.host_hash, digest):
+            return Viewer(table.id, None, True)
+        raise ApiError("UNAUTHENTICATED", "unknown token")
+
+    # -- seeds -------------------------------------------------------------------
+
+    def _server_seed(self, table: eng.Table) -> bytes:
+        return fairness.server_seed(self.settings.secret, table.id, table.nonce)
+
+    def game_seed(self, table: eng.Table) -> bytes:
+        seeds = [table.seats[i].client_seed or "" for i in table.play_order or table.seated()]
+        return fairness.game_seed(self._server_seed(table), seeds)
+
+    # -- committing --------------------------------------------------------------
+
+    def _ttl(self, table: eng.Table) -> float:
+        if table.status == eng.FINISHED:
+            return float(self.settings.finished_ttl)
+        return float(self.settings.idle_ttl)
+
+    async def _mutate(
+        self,
+        table_id: str,
+        op: Op,
+        *,
+        kind: str,
+        expected: int | None = None,
+        idempotency: Idempotency | None = None,
+        log_entry: Callable[[Loaded], str | None] | None = None,
+        loaded: Loaded | None = None,
+    ) -> tuple[Loaded, tuple[StoredEvent, ...], Any]:
+        """Load, run ``op``, commit; on a lost race reload and run ``op`` again."""
+        attempts = 1 if expected is not None else self.settings.move_retries + 1
+        for _ in range(attempts):
+            if loaded is None:
+                loaded = await self.must_load(table_id)
+            if expected is not None and loaded.version != expected:
+                raise ApiError(
+                    "VERSION_CONFLICT", f"the table is at version {loaded.version}, not {expected}"
+                )
+            out = op(loaded)
+            if isinstance(out, Rejected):
+                _raise(out)
+                raise AssertionError  # unreachable: _raise raises
+            new_table, new_state, events, extra = out
+            at = now_iso(self.clock)
+            meta = TableMeta(new_table.game_id, new_table.status, _created(new_table))
+            result = await self._store_call(
+                self.store.commit(
+                    table_id,
+                    loaded.version,
+                    new_table.encode(),
+                    meta,
+                    _new_events(events, at),
+                    ttl=self._ttl(new_table),
+                    idempotency=idempotency,
+                    log=log_entry(loaded) if log_entry else None,
+                )
+            )
+            if result.ok:
+                self.metrics.inc("tablestate_commits_total", kind=kind)
+                done = self._remember(replace(new_table, version=result.version), new_state)
+                self._after_commit(done)
+                return done, result.events, extra
+            if result.record is not None:
+                current = await self.must_load(table_id)
+                return current, result.record.events, None
+            self.metrics.inc("tablestate_commit_conflicts_total")
+            loaded = None
+        raise ApiError("VERSION_CONFLICT", "the table kept changing; retry")
+
+    # -- operations --------------------------------------------------------------
+
+    async def create(
+        self,
+        game_id: str,
+        house_rules: Sequence[str],
+        options: Any,
+        seats: int | None,
+    ) -> tuple[Loaded, str]:
+        game = self.registry.games.get(game_id)
+        if game is None:
+            raise ApiError("NOT_FOUND", f"no game {game_id[:80]!r}")
+        table_id = secrets.token_urlsafe(TABLE_ID_BYTES)
+        host_token = f"{table_id}.{secrets.token_urlsafe(32)}"
+        nonce = secrets.token_hex(16)
+        seed = fairness.server_seed(self.settings.secret, table_id, nonce)
+        at = now_iso(self.clock)
+        made = eng.create(
+            table_id=table_id,
+            game=game,
+            options=options,
+            rule_ids=list(house_rules),
+            seats=seats,
+            house_rules=self.registry.house_rules,
+            conflicts=self.registry.conflicts,
+            now=at,
+            nonce=nonce,
+            host_hash=token_hash(host_token),
+            commitment=fairness.commitment(seed),
+        )
+        if isinstance(made, Rejected):
+            _raise(made)
+            raise AssertionError
+        table, events = made
+        meta = TableMeta(game.id, table.status, self.clock())
+        await self._store_call(
+            self.store.create(
+                table_id, table.encode(), meta, _new_events(events, at), ttl=self._ttl(table)
+            )
+        )
+        self.metrics.inc("tablestate_commits_total", kind="create")
+        return self._remember(replace(table, version=1)), host_token
+
+    async def join(
+        self,
+        viewer: Viewer | None,
+        table_id: str,
+        name: str,
+        seat: int | None,
+        client_seed: str | None,
+    ) -> tuple[Loaded, int, str]:
+        token = f"{table_id}.{secrets.token_urlsafe(32)}"
+        as_host = viewer is not None and viewer.table_id == table_id and viewer.is_host
+
+        def op(loaded: Loaded) -> Any:
+            out = eng.join(
+                loaded.table,
+                name=name,
+                seat=seat,
+                token_hash=token_hash(token),
+                host=as_host,
+                client_seed=client_seed,
+                now=now_iso(self.clock),
+            )
+            if isinstance(out, Rejected):
+                return out
+            table, index, events = out
+            return table, None, events, index
+
+        loaded, _, index = await self._mutate(table_id, op, kind="join")
+        return loaded, index, token
+
+    def _host_check(self, viewer: Viewer | None, loaded: Loaded) -> None:
+        if viewer is None:
+            raise ApiError("UNAUTHENTICATED", "this needs the host's token")
+        if viewer.table_id != loaded.table.id or not viewer.is_host:
+            raise ApiError("FORBIDDEN", "only the host may do this")
+
+    async def _host_op(
+        self, viewer: Viewer | None, table_id: str, step: Callable[[Loaded], Any], kind: str
+    ) -> Loaded:
+        loaded = await self.must_load(table_id)
+        self._host_check(viewer, loaded)
+
+        def op(current: Loaded) -> Any:
+            out = step(current)
+            if isinstance(out, Rejected):
+                return out
+            table, events = out[0], out[1]
+            state = out[2] if len(out) > 2 else current.state
+            return table, state, events, None
+
+        done, _, _ = await self._mutate(table_id, op, kind=kind, loaded=loaded)
+        return done
+
+    async def add_bot(self, viewer: Viewer | None, table_id: str, seat: int | None) -> Loaded:
+        return await self._host_op(
+            viewer,
+            table_id,
+            lambda cur: eng.add_bot(cur.table, seat=seat, now=now_iso(self.clock)),
+            "bot",
+        )
+
+    async def set_rule(
+        self, viewer: Viewer | None, table_id: str, rule_id: str, enabled: bool
+    ) -> Loaded:
+        return await self._host_op(
+            viewer,
+            table_id,
+            lambda cur: eng.set_rule(
+                cur.table,
+                game=cur.game,
+                rule_id=rule_id,
+                enabled=enabled,
+                house_rules=self.registry.house_rules,
+                conflicts=self.registry.conflicts,
+                now=now_iso(self.clock),
+            ),
+            "rule",
+        )
+
+    async def start(self, viewer: Viewer | None, table_id: str) -> Loaded:
+        def step(cur: Loaded) -> Any:
+            order = cur.table.seated()
+            seeds = [cur.table.seats[i].client_seed or "" for i in order]
+            seed = fairness.game_seed(self._server_seed(cur.table), seeds)
+            rules = self.registry.ruleset(cur.table.game_id, cur.table.house_rules)
+            out = eng.start(
+                cur.table,
+                game=cur.game,
+                rules=rules,
+                seed=seed,
+                house_rules=self.registry.house_rules,
+                now=now_iso(self.clock),
+            )
+            if isinstance(out, Rejected):
+                return out
+            table, events = out
+            return table, events, eng.decode_state(table, cur.game)
+
+        return await self._host_op(viewer, table_id, step, "start")
+
+    async def leave(self, viewer: Viewer | None, table_id: str) -> Loaded:
+        if viewer is None:
+            raise ApiError("UNAUTHENTICATED", "this needs a seat token")
+        loaded = await self.must_load(table_id)
+        if viewer.table_id != table_id or viewer.seat is None:
+            raise ApiError("FORBIDDEN", "only a seated player may leave")
+        seat = viewer.seat
+
+        def op(cur: Loaded) -> Any:
+            out = eng.leave(cur.table, seat=seat, now=now_iso(self.clock))
+            if isinstance(out, Rejected):
+                return out
+            return out[0], cur.state, out[1], None
+
+        done, _, _ = await self._mutate(table_id, op, kind="leave", loaded=loaded)
+        return done
+
+    async def move(
+        self,
+        viewer: Viewer | None,
+        table_id: str,
+        game_id: str | None,
+        move: Move,
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> tuple[Loaded, tuple[StoredEvent, ...]]:
+        """A player's move, refused in DESIGN.md's order."""
+        if viewer is None:
+            raise ApiError("UNAUTHENTICATED", "a move needs a seat token")
+        loaded = await self.must_load(table_id)
+        if viewer.table_id != table_id or viewer.seat is None:
+            raise ApiError("FORBIDDEN", "only a seated player may move")
+        seat = viewer.seat
+        idem = None
+        if idempotency_key is not None:
+            if not 0 < len(idempotency_key) <= MAX_IDEMPOTENCY_KEY:
+                raise ApiError(
+                    "BAD_INPUT", f"an idempotency key is 1 to {MAX_IDEMPOTENCY_KEY} characters"
+                )
+            idem = Idempotency(seat, idempotency_key, move_hash({game_id or "": move}))
+            record = await self._store_call(self.store.idempotency(table_id, seat, idempotency_key))
+            if record is not None:
+                if record.move_hash != idem.move_hash:
+                    raise ApiError("BAD_INPUT", "this idempotency key was used for another move")
+                return loaded, record.events
+        if loaded.table.status != eng.PLAYING:
+            raise ApiError("TABLE_NOT_PLAYING", "the table is not playing")
+        if game_id != loaded.game.id:
+            raise ApiError("BAD_INPUT", f"this table plays {loaded.game.id}; send that game's move")
+        done, events, _ = await self._mutate(
+            table_id,
+            lambda cur: self._apply(cur, seat, move),
+            kind="move",
+            expected=expected_version,
+            idempotency=idem,
+            log_entry=lambda cur: json.dumps({"seat": seat, "move": move}),
+            loaded=loaded,
+        )
+        return done, events
+
+    def _apply(self, cur: Loaded, seat: int, move: Move) -> Any:
+        out = eng.apply_move(
+            cur.table,
+            game=cur.game,
+            state=cur.state,
+            rules=cur.rules,
+            seat=seat,
+            move=move,
+            seed=self.game_seed(cur.table),
+            reveal=lambda: self._server_seed(cur.table).hex(),
+            now=now_iso(self.clock),
+        )
+        if isinstance(out, Rejected):
+            return out
+        table, state, events = out
+        return table, state, events, None
+
+    async def events(
+        self, table_id: str, after: str | None, first: int, last: int | None
+    ) -> tuple[StoredEvent, ...]:
+        try:
+            if last is not None:
+                return await self._store_call(self.store.last_events(table_id, last))
+            return await self._store_call(self.store.events(table_id, after, first))
+        except BadCursor as exc:
+            raise ApiError("BAD_INPUT", str(exc)) from exc
+
+    async def list(
+        self, game_id: str | None, status: str | None, first: int, after: str | None
+    ) -> tuple[list[Loaded], Page]:
+        page = await self._store_call(self.store.list(game_id, status, first, after))
+        found = await asyncio.gather(*(self.load(t) for t in page.table_ids))
+        return [f for f in found if f is not None], page
+
+    async def moves(self, table_id: str) -> list[dict[str, Any]]:
+        return [json.loads(m) for m in await self._store_call(self.store.moves(table_id))]
+
+    # -- bots --------------------------------------------------------------------
+
+    def _bot_seats(self, loaded: Loaded) -> list[int]:
+        bots = loaded.table.bots()
+        return [s for s in loaded.to_act() if s in bots]
+
+    def _after_commit(self, loaded: Loaded) -> None:
+        if self._closing or not self._bot_seats(loaded):
+            return
+        self._spawn(self._bot_due(loaded.table.id, loaded.version))
+
+    def _spawn(self, coro: Any) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _bot_due(self, table_id: str, version: int) -> None:
+        """Record the wait in the due-index first, so that another replica takes over if
+        this one dies; with no delay configured, move at once (the entry then falls due
+        only after a lease, as a fallback). The version check makes the move happen once
+        whichever replica gets there."""
+        delay = self.settings.bot_delay
+        try:
+            await self.store.schedule(table_id, version, self.clock() + (delay or BOT_LEASE))
+        except StoreUnavailable:
+            log.warning("due-index unreachable; the bot moves from this replica only")
+        if delay == 0:
+            await self.run_bot(table_id, version)
+
+    async def run_bot(self, table_id: str, version: int) -> None:
+        """Make the bot move a table waits on at ``version``, once, if still due."""
+        try:
+            loaded = await self.load(table_id)
+            if loaded is None or loaded.version != version:
+                await self.store.unschedule(table_id, version)
+                return
+            seats = self._bot_seats(loaded)
+            if not seats:
+                await self.store.unschedule(table_id, version)
+                return
+            seat = seats[0]
+            rng = Rng(self.game_seed(loaded.table) + b"bot", version)
+            move = dict(loaded.game.bot(loaded.state, seat, rng, loaded.rules))
+            if isinstance(self._apply(loaded, seat, move), Rejected):
+                log.error(
+                    "bot of %s chose an illegal move; it plays its first legal one", loaded.game.id
+                )
+                move = dict(loaded.legal_moves(seat)[0])
+            try:
+                await self._mutate(
+                    table_id,
+                    lambda cur: self._apply(cur, seat, move),
+                    kind="bot",
+                    expected=version,
+                    log_entry=lambda cur: json.dumps({"seat": seat, "move": move}),
+                    loaded=loaded,
+                )
+                self.metrics.inc("tablestate_bot_moves_total")
+            except ApiError as exc:
+                if exc.code != "VERSION_CONFLICT":
+                    raise
+            await self.store.unschedule(table_id, version)
+        except (ApiError, StoreUnavailable) as exc:
+            log.warning("bot move on a table failed: %s", exc)
+
+    async def run_due_once(self, limit: int = 50) -> int:
+        """Claim due entries and run them; the number claimed."""
+        due = await self.store.claim_due(self.clock(), BOT_LEASE, limit)
+        for table_id, version in due:
+            self._spawn(self.run_bot(table_id, version))
+        return len(due)
+
+    async def _work(self, interval: float) -> None:
+        while not self._closing:
+            try:
+                await self.run_due_once()
+            except StoreUnavailable:
+                pass
+            except Exception:  # the worker must outlive any one bad table; it is logged
+                log.exception("due-index worker")
+            await asyncio.sleep(interval)
+
+    def start_worker(self, interval: float = 0.25) -> None:
+        if self._worker is None:
+            self._worker = asyncio.ensure_future(self._work(interval))
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._worker is not None:
+            self._worker.cancel()
+            await asyncio.gather(self._worker, return_exceptions=True)
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+def _created(table: eng.Table) -> float:
+    try:
+        return datetime.fromisoformat(table.created_at.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
