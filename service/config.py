@@ -75,6 +75,7 @@ class Settings:
     subscriber_queue: int = 256
     max_subscriptions_per_connection: int = 100
     bot_delay: float = 0.0
+    bot_lease: float = 10.0
     move_retries: int = 5
     graphiql: bool = True
     log_level: str = "info"
@@ -119,6 +120,7 @@ class Settings:
                 env, "TABLESTATE_MAX_SUBSCRIPTIONS_PER_CONNECTION", 100, 1
             ),
             bot_delay=_float(env, "TABLESTATE_BOT_DELAY", 0.0),
+            bot_lease=_float(env, "TABLESTATE_BOT_LEASE", 10.0),
             move_retries=_int(env, "TABLESTATE_MOVE_RETRIES", 5, 0),
             graphiql=_bool(env, "TABLESTATE_GRAPHIQL", True),
             log_level=env.get("TABLESTATE_LOG_LEVEL", "info").lower(),

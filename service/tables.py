@@ -43,7 +43,6 @@ log = logging.getLogger("tablestate.tables")
 
 TABLE_ID_BYTES: Final = 9
 CACHE_SIZE: Final = 2048
-BOT_LEASE: Final = 10.0
 MAX_IDEMPOTENCY_KEY: Final = 200
 
 
@@ -535,7 +534,9 @@ class TableService:
         whichever replica gets there."""
         delay = self.settings.bot_delay
         try:
-            await self.store.schedule(table_id, version, self.clock() + (delay or BOT_LEASE))
+            await self.store.schedule(
+                table_id, version, self.clock() + (delay or self.settings.bot_lease)
+            )
         except StoreUnavailable:
             log.warning("due-index unreachable; the bot moves from this replica only")
         if delay == 0:
@@ -579,7 +580,7 @@ class TableService:
 
     async def run_due_once(self, limit: int = 50) -> int:
         """Claim due entries and run them; the number claimed."""
-        due = await self.store.claim_due(self.clock(), BOT_LEASE, limit)
+        due = await self.store.claim_due(self.clock(), self.settings.bot_lease, limit)
         for table_id, version in due:
             self._spawn(self.run_bot(table_id, version))
         return len(due)

@@ -19,8 +19,8 @@ from strawberry.extensions import (
     SchemaExtension,
     ValidationCache,
 )
-from strawberry.schema.config import StrawberryConfig
 from strawberry.scalars import JSON
+from strawberry.schema.config import StrawberryConfig
 from strawberry.types.base import get_object_definition
 from strawberry.types.execution import ExecutionContext
 
@@ -117,9 +117,7 @@ def _move_input(registry: Registry) -> type:
         )
     namespace["__annotations__"] = annotations
     cls = type("MoveInput", (), namespace)
-    return strawberry.input(one_of=True, description="A move: one field per installed game.")(
-        cls
-    )
+    return strawberry.input(one_of=True, description="A move: one field per installed game.")(cls)
 
 
 def _check_names(registry: Registry) -> None:
@@ -234,9 +232,7 @@ def build_schema(
             loaded, index, token = await info.context.services.tables.join(
                 viewer, str(table_id), name, seat, client_seed
             )
-            return JoinTablePayload(
-                table=table_of(loaded, index), seat=index, player_token=token
-            )
+            return JoinTablePayload(table=table_of(loaded, index), seat=index, player_token=token)
 
         @strawberry.mutation(description="Seat a bot (host only, OPEN only).")
         async def add_bot(

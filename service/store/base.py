@@ -76,12 +76,27 @@ class StoredEvent:
         )
 
 
+_U64_MAX = 2**64 - 1
+
+
 def cursor_key(cursor: str) -> tuple[int, int]:
     """``"12-3"`` -> ``(12, 3)``, for ordering. Raises ``BadCursor`` when malformed."""
     v, sep, n = cursor.partition("-")
-    if not sep or not v.isdigit() or not n.isdigit() or len(cursor) > 40:
+    # isdigit() alone admits non-ASCII digits ("²") that int() refuses; parts must also fit
+    # a Redis stream id (two unsigned 64-bit integers).
+    if len(cursor) > 40 or not (sep and v.isascii() and n.isascii()):
+        raise BadCursor(f"malformed cursor {cursor[:40]!r}")
+    if not (v.isdigit() and n.isdigit()) or int(v) > _U64_MAX or int(n) > _U64_MAX:
         raise BadCursor(f"malformed cursor {cursor[:40]!r}")
     return int(v), int(n)
+
+
+def stamp(version: int, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
+    """The events of the commit that makes ``version``, with their cursors ``<version>-<n>``."""
+    return tuple(
+        StoredEvent(f"{version}-{n}", version, e.type, e.at, e.data, e.seat, e.private)
+        for n, e in enumerate(events)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +151,23 @@ class Page:
     next: str | None
 
 
+def page_cursor(created_at: float, table_id: str) -> str:
+    """The ``Page.next`` of a listing whose last row is this table (both stores)."""
+    return f"{created_at!r}|{table_id}"
+
+
+def parse_page_cursor(text: str) -> tuple[float, str]:
+    """``page_cursor``'s inverse. Raises ``BadCursor`` when malformed."""
+    score, sep, table_id = text.partition("|")
+    try:
+        created_at = float(score)
+    except ValueError:
+        raise BadCursor(f"malformed page cursor {text[:40]!r}") from None
+    if not sep or created_at != created_at:  # NaN orders nowhere
+        raise BadCursor(f"malformed page cursor {text[:40]!r}")
+    return created_at, table_id
+
+
 Listener = Callable[[str, str], None]
 """``listener(table_id, cursor)``: the table has events up to ``cursor``."""
 
@@ -144,8 +176,13 @@ class StateStore(Protocol):
     """The contract both stores keep (the same contract tests run on both)."""
 
     async def create(
-        self, table_id: str, snapshot: str, meta: TableMeta, events: Sequence[NewEvent],
-        *, ttl: float,
+        self,
+        table_id: str,
+        snapshot: str,
+        meta: TableMeta,
+        events: Sequence[NewEvent],
+        *,
+        ttl: float,
     ) -> tuple[StoredEvent, ...]:
         """A new table at version 1 with these events. Raises ``TableExists``."""
 

@@ -1,0 +1,190 @@
+"""Live notifications of the Redis store: one sharded pub/sub connection, one reader task.
+
+Each commit script ``SPUBLISH``es its last cursor on the table's shard channel. The
+watcher subscribes the channels of the watched tables on a single connection and tells
+the listener ``(table_id, cursor)``. When that connection drops it reconnects with
+backoff, subscribes again, and then tells the listener ``(table_id, "")`` for every
+watched table: "you may have missed something; fetch".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any, Final, final
+
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+from redis.exceptions import RedisError
+
+from service.store.base import Listener, StoreUnavailable
+
+logger = logging.getLogger(__name__)
+
+# A ResponseError (say, a server without sharded pub/sub) is retried too, with backoff:
+# notifications matter enough to keep trying, and the log says why they do not come.
+_LOST: Final = (RedisError, OSError, TimeoutError)
+_SILENT_ROUNDS: Final = 3  # keepalive rounds without any reply before the link counts as dead
+
+
+@final
+class Watcher:
+    """Follows the shard channels of the watched tables.
+
+    Args:
+        client: A client whose pool holds the single pub/sub connection, with no retries
+            (a drop must surface here, not be papered over inside redis-py).
+        timeout: Seconds ``watch`` waits for Redis to confirm a subscription.
+        keepalive: Seconds of silence after which the connection is pinged.
+        backoff: First and largest pause between reconnection attempts.
+    """
+
+    def __init__(
+        self,
+        client: Redis,
+        *,
+        timeout: float,
+        keepalive: float = 5.0,
+        backoff: tuple[float, float] = (0.05, 2.0),
+    ) -> None:
+        self.listener: Listener | None = None
+        self._client = client
+        self._timeout = timeout
+        self._keepalive = keepalive
+        self._backoff = backoff
+        self._channels: dict[str, str] = {}  # table id -> channel
+        self._tables: dict[bytes, str] = {}  # channel, as Redis sends it -> table id
+        self._waiting: dict[bytes, list[asyncio.Future[None]]] = {}
+        self._catch_up: set[str] = set()
+        self._pubsub: PubSub | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def watch(self, table_id: str, channel: str) -> None:
+        """Subscribe, and return once Redis has confirmed it (so no later commit is
+        missed). Raises ``StoreUnavailable`` if it does not within ``timeout``."""
+        if table_id in self._channels:
+            return
+        name = channel.encode()
+        self._channels[table_id] = channel
+        self._tables[name] = table_id
+        loop = asyncio.get_running_loop()
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._run(), name="tablestate-pubsub")
+        confirmed: asyncio.Future[None] = loop.create_future()
+        self._waiting.setdefault(name, []).append(confirmed)
+        try:
+            await self._send("SSUBSCRIBE", channel)
+            async with asyncio.timeout(self._timeout):
+                await confirmed
+        except TimeoutError:
+            self._forget(table_id)
+            raise StoreUnavailable("Redis did not confirm a subscription in time") from None
+        finally:
+            waiting = self._waiting.get(name, [])
+            if confirmed in waiting:
+                waiting.remove(confirmed)
+            if not waiting:
+                self._waiting.pop(name, None)
+
+    async def unwatch(self, table_id: str) -> None:
+        channel = self._forget(table_id)
+        if channel is not None:
+            await self._send("SUNSUBSCRIBE", channel)
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.wait([task])
+        self._channels.clear()
+        self._tables.clear()
+        self._catch_up.clear()
+        for waiters in self._waiting.values():
+            for waiter in waiters:
+                waiter.cancel()
+        self._waiting.clear()
+        await self._client.aclose()
+        await self._client.connection_pool.aclose()
+
+    def _forget(self, table_id: str) -> str | None:
+        channel = self._channels.pop(table_id, None)
+        if channel is not None:
+            self._tables.pop(channel.encode(), None)
+        self._catch_up.discard(table_id)
+        return channel
+
+    async def _send(self, command: str, channel: str) -> None:
+        pubsub = self._pubsub
+        if pubsub is None or pubsub.connection is None or not pubsub.connection.is_connected:
+            return  # the reader subscribes every watched channel when it (re)connects
+        try:
+            if command == "SSUBSCRIBE":
+                await pubsub.ssubscribe(channel)
+            else:
+                await pubsub.sunsubscribe(channel)
+        except _LOST as exc:
+            logger.debug("%s not sent (%s); the reader will resubscribe", command, exc)
+
+    async def _run(self) -> None:
+        delay, dropped = self._backoff[0], False
+        while True:
+            pubsub = self._client.pubsub()
+            try:
+                await pubsub.connect()  # type: ignore[no-untyped-call]  # untyped upstream
+                # From here on watch() subscribes by itself; the channels watched before
+                # this line are subscribed just below, with no await in between.
+                self._pubsub = pubsub
+                if dropped:
+                    self._catch_up = set(self._channels)
+                channels = list(self._channels.values())
+                if channels:
+                    await pubsub.ssubscribe(*channels)
+                delay = self._backoff[0]
+                await self._read(pubsub)
+            except _LOST as exc:
+                logger.warning("pub/sub connection lost (%s); retrying in %.2f s", exc, delay)
+            finally:
+                self._pubsub = None
+                with contextlib.suppress(*_LOST):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+            dropped = True
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self._backoff[1])
+
+    async def _read(self, pubsub: PubSub) -> None:
+        silent = 0
+        while True:
+            message = await pubsub.get_message(timeout=self._keepalive)
+            if message is None:
+                silent += 1
+                if silent >= _SILENT_ROUNDS:
+                    raise TimeoutError("no reply on the pub/sub connection")
+                await pubsub.ping()
+                continue
+            silent = 0
+            await self._dispatch(message)
+
+    async def _dispatch(self, message: dict[str, Any]) -> None:
+        kind, channel = message["type"], message["channel"]
+        table_id = self._tables.get(channel) if channel is not None else None
+        if kind == "smessage" and table_id is not None:
+            self._notify(table_id, message["data"].decode())
+        elif kind == "ssubscribe":
+            for waiter in self._waiting.pop(channel, []):
+                if not waiter.done():
+                    waiter.set_result(None)
+            if table_id is None:  # unwatched while the subscription was on its way
+                await self._send("SUNSUBSCRIBE", channel.decode())
+            elif table_id in self._catch_up:
+                self._catch_up.discard(table_id)
+                self._notify(table_id, "")
+
+    def _notify(self, table_id: str, cursor: str) -> None:
+        listener = self.listener
+        if listener is None:
+            return
+        try:
+            listener(table_id, cursor)
+        except Exception:  # one table's failing listener must not stop every table's news
+            logger.exception("listener failed for a table notification")

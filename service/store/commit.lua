@@ -1,0 +1,55 @@
+-- One commit of one table, atomically and in one round trip (also creates a table).
+-- Every key is the table's own and shares its hash tag, so this runs on Redis Cluster.
+--
+-- KEYS: 1 snapshot hash (v, snap, game, status, created), 2 event stream,
+--       3 idempotency hash (field "<seat>:<key>"), 4 move log list, 5 the table's shard channel
+-- ARGV: 1 "1" to create (the table must not exist) or "0" to commit (it must),
+--       2 expected version, 3 ttl in milliseconds, 4 snapshot, 5 game id, 6 status,
+--       7 created_at, 8 "" or "+" followed by the log entry, 9 "" or the idempotency field,
+--       10 the idempotency record, 11 events kept per table ("0": all),
+--       12.. pairs of (stream id "<version>-<n>", event JSON)
+-- Returns {1, new version, previous status} when applied, {0, current version} on a
+-- conflict, {2, current version, record} when the idempotency key is already recorded.
+
+local current = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+
+if ARGV[9] ~= '' then
+  local record = redis.call('HGET', KEYS[3], ARGV[9])
+  if record then
+    return {2, current, record}
+  end
+end
+
+if current ~= tonumber(ARGV[2]) or (ARGV[1] ~= '1' and current == 0) then
+  return {0, current}
+end
+
+local version = current + 1
+local previous = redis.call('HGET', KEYS[1], 'status') or ''
+redis.call('HSET', KEYS[1], 'v', version, 'snap', ARGV[4], 'game', ARGV[5],
+  'status', ARGV[6], 'created', ARGV[7])
+
+local last = ''
+for i = 12, #ARGV, 2 do
+  redis.call('XADD', KEYS[2], ARGV[i], 'e', ARGV[i + 1])
+  last = ARGV[i]
+end
+if ARGV[11] ~= '0' and last ~= '' then
+  redis.call('XTRIM', KEYS[2], 'MAXLEN', ARGV[11])
+end
+
+if ARGV[8] ~= '' then
+  redis.call('RPUSH', KEYS[4], string.sub(ARGV[8], 2))
+end
+if ARGV[9] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[9], ARGV[10])
+end
+
+for i = 1, 4 do
+  redis.call('PEXPIRE', KEYS[i], ARGV[3])
+end
+
+if last ~= '' then
+  redis.call('SPUBLISH', KEYS[5], last)
+end
+return {1, version, previous}

@@ -1,0 +1,222 @@
+"""The embedded store: the whole store contract inside one process (the default).
+
+Every method runs its critical section without an ``await``, so on one event loop each
+call is atomic, exactly like the Redis store's one-script commit. Expiry is lazy: a table
+past its deadline is dropped when something next looks at it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import final
+
+from service.store.base import (
+    BadCursor,
+    CommitResult,
+    Idempotency,
+    IdempotencyRecord,
+    Listener,
+    NewEvent,
+    Page,
+    StoredEvent,
+    TableExists,
+    TableMeta,
+    cursor_key,
+    page_cursor,
+    parse_page_cursor,
+    stamp,
+)
+
+
+@dataclass(slots=True)
+class _Table:
+    snapshot: str
+    version: int
+    meta: TableMeta
+    expires_at: float
+    events: list[StoredEvent] = field(default_factory=list)
+    keys: list[tuple[int, int]] = field(default_factory=list)  # cursor_key of each event
+    moves: list[str] = field(default_factory=list)
+    records: dict[tuple[int, str], IdempotencyRecord] = field(default_factory=dict)
+
+
+@final
+class MemoryStore:
+    """The ``StateStore`` of a single process.
+
+    Args:
+        clock: Monotonic seconds used for expiry; tests inject a fake one.
+        max_events: Keep only the newest events of each table (None: keep all). A cursor
+            older than what is kept is a ``BadCursor``.
+    """
+
+    def __init__(
+        self, *, clock: Callable[[], float] = time.monotonic, max_events: int | None = None
+    ) -> None:
+        if max_events is not None and max_events < 1:
+            raise ValueError(f"max_events must be at least 1, not {max_events}")
+        self._clock = clock
+        self._max_events = max_events
+        self._tables: dict[str, _Table] = {}
+        self._due: dict[tuple[str, int], float] = {}
+        self._listener: Listener | None = None
+        self._watched: set[str] = set()
+
+    def _live(self, table_id: str) -> _Table | None:
+        table = self._tables.get(table_id)
+        if table is not None and table.expires_at <= self._clock():
+            del self._tables[table_id]
+            return None
+        return table
+
+    def _append(self, table: _Table, events: tuple[StoredEvent, ...], log: str | None) -> None:
+        table.events.extend(events)
+        table.keys.extend(cursor_key(e.cursor) for e in events)
+        if self._max_events is not None and len(table.events) > self._max_events:
+            excess = len(table.events) - self._max_events
+            del table.events[:excess]
+            del table.keys[:excess]
+        if log is not None:
+            table.moves.append(log)
+
+    def _announce(self, table_id: str, events: tuple[StoredEvent, ...]) -> None:
+        if events and self._listener is not None and table_id in self._watched:
+            asyncio.get_running_loop().call_soon(self._listener, table_id, events[-1].cursor)
+
+    async def create(
+        self,
+        table_id: str,
+        snapshot: str,
+        meta: TableMeta,
+        events: Sequence[NewEvent],
+        *,
+        ttl: float,
+    ) -> tuple[StoredEvent, ...]:
+        if self._live(table_id) is not None:
+            raise TableExists(table_id)
+        table = _Table(snapshot, 1, meta, self._clock() + ttl)
+        stored = stamp(1, events)
+        self._append(table, stored, None)
+        self._tables[table_id] = table
+        self._announce(table_id, stored)
+        return stored
+
+    async def load(self, table_id: str) -> tuple[str, int] | None:
+        table = self._live(table_id)
+        return None if table is None else (table.snapshot, table.version)
+
+    async def commit(
+        self,
+        table_id: str,
+        expected_version: int,
+        snapshot: str,
+        meta: TableMeta,
+        events: Sequence[NewEvent],
+        *,
+        ttl: float,
+        idempotency: Idempotency | None = None,
+        log: str | None = None,
+    ) -> CommitResult:
+        table = self._live(table_id)
+        if table is None:
+            return CommitResult(ok=False, version=0)
+        if idempotency is not None:
+            record = table.records.get((idempotency.seat, idempotency.key))
+            if record is not None:
+                return CommitResult(ok=False, version=table.version, record=record)
+        if table.version != expected_version:
+            return CommitResult(ok=False, version=table.version)
+        version = expected_version + 1
+        stored = stamp(version, events)
+        table.snapshot, table.version, table.meta = snapshot, version, meta
+        table.expires_at = self._clock() + ttl
+        self._append(table, stored, log)
+        if idempotency is not None:
+            table.records[(idempotency.seat, idempotency.key)] = IdempotencyRecord(
+                idempotency.move_hash, version, stored
+            )
+        self._announce(table_id, stored)
+        return CommitResult(ok=True, version=version, events=stored)
+
+    async def idempotency(self, table_id: str, seat: int, key: str) -> IdempotencyRecord | None:
+        table = self._live(table_id)
+        return None if table is None else table.records.get((seat, key))
+
+    async def events(
+        self, table_id: str, after: str | None = None, limit: int = 100
+    ) -> tuple[StoredEvent, ...]:
+        table = self._live(table_id)
+        kept = table.events if table is not None else []
+        start = 0
+        if after is not None:
+            wanted = cursor_key(after)
+            keys = table.keys if table is not None else []
+            i = bisect.bisect_left(keys, wanted)
+            # Only a cursor this table still keeps is a place to resume from.
+            if i == len(keys) or kept[i].cursor != after:
+                raise BadCursor(f"cursor {after!r} is not one of this table's kept events")
+            start = i + 1
+        return tuple(kept[start : start + max(limit, 0)])
+
+    async def last_events(self, table_id: str, n: int) -> tuple[StoredEvent, ...]:
+        table = self._live(table_id)
+        if table is None or n <= 0:
+            return ()
+        return tuple(table.events[-n:])
+
+    async def moves(self, table_id: str) -> tuple[str, ...]:
+        table = self._live(table_id)
+        return () if table is None else tuple(table.moves)
+
+    async def list(
+        self, game_id: str | None, status: str | None, first: int, after: str | None
+    ) -> Page:
+        bound = parse_page_cursor(after) if after is not None else None
+        rows: list[tuple[float, str]] = []
+        for table_id in list(self._tables):
+            table = self._live(table_id)
+            if table is None:
+                continue
+            if game_id is not None and table.meta.game_id != game_id:
+                continue
+            if status is not None and table.meta.status != status:
+                continue
+            row = (table.meta.created_at, table_id)
+            if bound is None or row < bound:
+                rows.append(row)
+        rows.sort(reverse=True)
+        page = rows[: max(first, 0)]
+        following = page_cursor(*page[-1]) if page and len(rows) > len(page) else None
+        return Page(tuple(table_id for _, table_id in page), following)
+
+    async def schedule(self, table_id: str, version: int, due: float) -> None:
+        self._due[(table_id, version)] = due
+
+    async def unschedule(self, table_id: str, version: int) -> None:
+        self._due.pop((table_id, version), None)
+
+    async def claim_due(self, now: float, lease: float, limit: int) -> tuple[tuple[str, int], ...]:
+        ready = sorted((due, entry) for entry, due in self._due.items() if due <= now)
+        claimed = tuple(entry for _, entry in ready[: max(limit, 0)])
+        for entry in claimed:
+            self._due[entry] = now + lease
+        return claimed
+
+    def set_listener(self, listener: Listener) -> None:
+        self._listener = listener
+
+    async def watch(self, table_id: str) -> None:
+        self._watched.add(table_id)
+
+    async def unwatch(self, table_id: str) -> None:
+        self._watched.discard(table_id)
+
+    async def ping(self) -> bool:
+        return True
+
+    async def close(self) -> None:
+        self._watched.clear()

@@ -1,0 +1,396 @@
+"""The Redis store: every table lives in Redis, so any replica serves any table.
+
+A table's keys share the hash tag ``{t:<id>}`` (so the commit script also runs on Redis
+Cluster): ``<prefix>{t:<id>}:s`` (hash: version, snapshot, meta), ``:e`` (the event stream,
+ids are the cursors), ``:i`` (idempotency records), ``:m`` (move log) and the shard
+channel ``:ev`` on which each commit announces its last cursor. Listings
+(``<prefix>tables:...``) and the due-index (``<prefix>due``) are global keys written apart
+from the commit, best effort.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+from collections.abc import AsyncIterator, Iterable, Sequence
+from importlib import resources
+from typing import Any, Final, final
+
+from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.retry import Retry
+
+from service.store._watcher import Watcher
+from service.store.base import (
+    BadCursor,
+    CommitResult,
+    Idempotency,
+    IdempotencyRecord,
+    Listener,
+    NewEvent,
+    Page,
+    StoredEvent,
+    StoreError,
+    StoreUnavailable,
+    TableExists,
+    TableMeta,
+    cursor_key,
+    page_cursor,
+    parse_page_cursor,
+    stamp,
+)
+
+logger = logging.getLogger(__name__)
+
+_UNREACHABLE: Final = (RedisConnectionError, RedisTimeoutError, TimeoutError, OSError)
+_APPLIED: Final = 1
+_RECORDED: Final = 2
+
+
+def _script(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def _text(value: object) -> str:
+    """A reply as text: the clients do not decode replies, so they come as bytes."""
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"unexpected reply {value!r:.80}")
+
+
+def _events(rows: Iterable[tuple[Any, Any]]) -> tuple[StoredEvent, ...]:
+    """Stream entries ``(id, {b"e": json})`` as events."""
+    return tuple(StoredEvent.from_json(_text(fields[b"e"])) for _, fields in rows)
+
+
+def _record(raw: object) -> IdempotencyRecord:
+    d = json.loads(_text(raw))
+    events = tuple(StoredEvent(**e) for e in d["events"])
+    return IdempotencyRecord(d["move_hash"], d["version"], events)
+
+
+@final
+class RedisStore:
+    """The ``StateStore`` shared by every replica.
+
+    Build it with ``from_url``. Commands share one bounded, blocking pool; live
+    notifications use one more connection (sharded pub/sub), opened on the first
+    ``watch``. An unreachable Redis raises ``StoreUnavailable`` within ``timeout``.
+    """
+
+    def __init__(
+        self,
+        client: Redis,
+        pubsub_client: Redis,
+        *,
+        prefix: str,
+        timeout: float,
+        max_events: int | None = None,
+    ) -> None:
+        if max_events is not None and max_events < 1:
+            raise ValueError(f"max_events must be at least 1, not {max_events}")
+        self._redis = client
+        self._prefix = prefix
+        self._timeout = timeout
+        self._max_events = max_events
+        self._commit = client.register_script(_script("commit.lua"))
+        self._claim = client.register_script(_script("claim_due.lua"))
+        self._watcher = Watcher(pubsub_client, timeout=timeout)
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        prefix: str = "ts:",
+        max_connections: int = 50,
+        timeout: float = 2.0,
+        max_events: int | None = None,
+    ) -> RedisStore:
+        """A store on the Redis at ``url``.
+
+        Args:
+            url: ``redis://``, ``rediss://`` or ``unix://`` URL.
+            prefix: Put before every key, so several deployments (or tests) share a Redis.
+            max_connections: Command connections at most, whatever the load; callers
+                wait for a free one (up to ``timeout``).
+            timeout: Seconds any call may take before it raises ``StoreUnavailable``.
+            max_events: Keep only the newest events of each table (None: keep all).
+        """
+        # No retries: a lost reply to a commit must not be sent twice, and callers
+        # want a fast UNAVAILABLE rather than a slow success.
+        common: dict[str, Any] = {
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+            "socket_keepalive": True,
+            "retry": Retry(NoBackoff(), 0),
+        }
+        pool = BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=timeout, **common
+        )
+        pubsub_pool = ConnectionPool.from_url(
+            url, max_connections=1, client_name="tablestate-pubsub", **common
+        )
+        return cls(
+            Redis(connection_pool=pool),
+            Redis(connection_pool=pubsub_pool),
+            prefix=prefix,
+            timeout=timeout,
+            max_events=max_events,
+        )
+
+    # -- keys -------------------------------------------------------------------------
+
+    def _keys(self, table_id: str) -> list[str]:
+        tag = f"{self._prefix}{{t:{table_id}}}"
+        return [f"{tag}:s", f"{tag}:e", f"{tag}:i", f"{tag}:m", f"{tag}:ev"]
+
+    def _list_key(self, game_id: str | None, status: str | None) -> str:
+        p = self._prefix
+        if game_id is None:
+            return f"{p}tables:all" if status is None else f"{p}tables:s:{status}"
+        return f"{p}tables:g:{game_id}" if status is None else f"{p}tables:gs:{status}:{game_id}"
+
+    @contextlib.asynccontextmanager
+    async def _reach(self) -> AsyncIterator[None]:
+        """Bound a call by ``timeout`` and turn every way of not reaching Redis (refused,
+        dropped, slow, pool exhausted) into ``StoreUnavailable``."""
+        try:
+            async with asyncio.timeout(self._timeout):
+                yield
+        except _UNREACHABLE as exc:
+            raise StoreUnavailable(f"Redis unreachable: {str(exc) or type(exc).__name__}") from exc
+
+    # -- tables -----------------------------------------------------------------------
+
+    async def _apply(
+        self,
+        table_id: str,
+        create: bool,
+        expected_version: int,
+        snapshot: str,
+        meta: TableMeta,
+        events: Sequence[NewEvent],
+        ttl: float,
+        idempotency: Idempotency | None,
+        entry: str | None,
+    ) -> CommitResult:
+        version = expected_version + 1
+        stored = stamp(version, events)
+        encoded = [e.to_json() for e in stored]
+        field, record = "", ""
+        if idempotency is not None:
+            field = f"{idempotency.seat}:{idempotency.key}"
+            record = (
+                f'{{"move_hash":{json.dumps(idempotency.move_hash)},"version":{version},'
+                f'"events":[{",".join(encoded)}]}}'
+            )
+        args: list[str | int] = [
+            "1" if create else "0",
+            expected_version,
+            max(1, math.ceil(ttl * 1000)),
+            snapshot,
+            meta.game_id,
+            meta.status,
+            repr(meta.created_at),
+            "" if entry is None else "+" + entry,
+            field,
+            record,
+            self._max_events or 0,
+        ]
+        for event, text in zip(stored, encoded, strict=True):
+            args += [event.cursor, text]
+        async with self._reach():
+            reply = await self._commit(keys=self._keys(table_id), args=args)
+        outcome, current = int(reply[0]), int(reply[1])
+        if outcome == _RECORDED:
+            return CommitResult(ok=False, version=current, record=_record(reply[2]))
+        if outcome != _APPLIED:
+            return CommitResult(ok=False, version=current)
+        previous = _text(reply[2])
+        if create or previous != meta.status:
+            await self._index(table_id, meta, previous)
+        return CommitResult(ok=True, version=version, events=stored)
+
+    async def _index(self, table_id: str, meta: TableMeta, previous: str) -> None:
+        """Best effort: the commit has landed whatever happens here."""
+        row = {table_id: meta.created_at}
+        try:
+            async with self._reach():
+                pipe = self._redis.pipeline(transaction=False)
+                pipe.zadd(self._list_key(None, None), row)
+                pipe.zadd(self._list_key(meta.game_id, None), row)
+                pipe.zadd(self._list_key(None, meta.status), row)
+                pipe.zadd(self._list_key(meta.game_id, meta.status), row)
+                if previous and previous != meta.status:
+                    pipe.zrem(self._list_key(None, previous), table_id)
+                    pipe.zrem(self._list_key(meta.game_id, previous), table_id)
+                await pipe.execute()
+        except StoreUnavailable as exc:
+            logger.warning("table listing not updated for a commit: %s", exc)
+
+    async def create(
+        self,
+        table_id: str,
+        snapshot: str,
+        meta: TableMeta,
+        events: Sequence[NewEvent],
+        *,
+        ttl: float,
+    ) -> tuple[StoredEvent, ...]:
+        result = await self._apply(table_id, True, 0, snapshot, meta, events, ttl, None, None)
+        if not result.ok:
+            raise TableExists(table_id)
+        return result.events
+
+    async def load(self, table_id: str) -> tuple[str, int] | None:
+        async with self._reach():
+            version, snapshot = await self._redis.hmget(self._keys(table_id)[0], ["v", "snap"])
+        if version is None or snapshot is None:
+            return None
+        return _text(snapshot), int(version)
+
+    async def commit(
+        self,
+        table_id: str,
+        expected_version: int,
+        snapshot: str,
+        meta: TableMeta,
+        events: Sequence[NewEvent],
+        *,
+        ttl: float,
+        idempotency: Idempotency | None = None,
+        log: str | None = None,
+    ) -> CommitResult:
+        return await self._apply(
+            table_id, False, expected_version, snapshot, meta, events, ttl, idempotency, log
+        )
+
+    async def idempotency(self, table_id: str, seat: int, key: str) -> IdempotencyRecord | None:
+        async with self._reach():
+            raw = await self._redis.hget(self._keys(table_id)[2], f"{seat}:{key}")
+        return None if raw is None else _record(raw)
+
+    async def events(
+        self, table_id: str, after: str | None = None, limit: int = 100
+    ) -> tuple[StoredEvent, ...]:
+        if after is not None:
+            cursor_key(after)  # BadCursor when malformed, before Redis refuses the id
+        if limit <= 0:
+            return ()
+        stream = self._keys(table_id)[1]
+        rows: Any  # replies are typed loosely upstream
+        async with self._reach():
+            if after is None:
+                rows = await self._redis.xrange(stream, "-", "+", count=limit)
+            else:
+                # Inclusive of ``after``, which must come back first: a cursor this table
+                # never made, or no longer keeps, has no entry.
+                rows = await self._redis.xrange(stream, after, "+", count=limit + 1)
+        if after is not None:
+            if not rows or _text(rows[0][0]) != after:
+                raise BadCursor(f"cursor {after!r} is not one of this table's kept events")
+            rows = rows[1:]
+        return _events(rows)
+
+    async def last_events(self, table_id: str, n: int) -> tuple[StoredEvent, ...]:
+        if n <= 0:
+            return ()
+        async with self._reach():
+            rows: Any = await self._redis.xrevrange(self._keys(table_id)[1], "+", "-", count=n)
+        return _events(reversed(rows))
+
+    async def moves(self, table_id: str) -> tuple[str, ...]:
+        async with self._reach():
+            entries = await self._redis.lrange(self._keys(table_id)[3], 0, -1)
+        return tuple(_text(e) for e in entries)
+
+    async def list(
+        self, game_id: str | None, status: str | None, first: int, after: str | None
+    ) -> Page:
+        bound = parse_page_cursor(after) if after is not None else None
+        if first <= 0:
+            return Page((), None)
+        key = self._list_key(game_id, status)
+        top = "+inf" if bound is None else repr(bound[0])
+        batch = max(first + 1, 20)
+        rows: list[tuple[float, str]] = []
+        offset = 0
+        async with self._reach():
+            while len(rows) <= first:
+                found: Any = await self._redis.zrange(
+                    key, top, "-inf", desc=True, byscore=True, offset=offset, num=batch,
+                    withscores=True,
+                )  # fmt: skip
+                offset += len(found)
+                # Same-score rows come in descending id order, as the page cursor expects.
+                candidates = [(score, _text(raw)) for raw, score in found]
+                candidates = [r for r in candidates if bound is None or r < bound]
+                pipe = self._redis.pipeline(transaction=False)
+                for _, table_id in candidates:
+                    pipe.exists(self._keys(table_id)[0])
+                alive = await pipe.execute() if candidates else []
+                expired = [r[1] for r, live in zip(candidates, alive, strict=True) if not live]
+                if expired:
+                    await self._redis.zrem(key, *expired)
+                    offset -= len(expired)
+                rows += [r for r, live in zip(candidates, alive, strict=True) if live]
+                if len(found) < batch:
+                    break
+        page = rows[:first]
+        following = page_cursor(*page[-1]) if len(rows) > first else None
+        return Page(tuple(table_id for _, table_id in page), following)
+
+    # -- due-index --------------------------------------------------------------------
+
+    async def schedule(self, table_id: str, version: int, due: float) -> None:
+        async with self._reach():
+            await self._redis.zadd(f"{self._prefix}due", {f"{table_id}|{version}": due})
+
+    async def unschedule(self, table_id: str, version: int) -> None:
+        async with self._reach():
+            await self._redis.zrem(f"{self._prefix}due", f"{table_id}|{version}")
+
+    async def claim_due(self, now: float, lease: float, limit: int) -> tuple[tuple[str, int], ...]:
+        if limit <= 0:
+            return ()
+        async with self._reach():
+            members = await self._claim(
+                keys=[f"{self._prefix}due"], args=[repr(now), repr(now + lease), limit]
+            )
+        claimed = []
+        for member in members:
+            table_id, _, version = _text(member).rpartition("|")
+            claimed.append((table_id, int(version)))
+        return tuple(claimed)
+
+    # -- live notifications -----------------------------------------------------------
+
+    def set_listener(self, listener: Listener) -> None:
+        self._watcher.listener = listener
+
+    async def watch(self, table_id: str) -> None:
+        await self._watcher.watch(table_id, self._keys(table_id)[4])
+
+    async def unwatch(self, table_id: str) -> None:
+        await self._watcher.unwatch(table_id)
+
+    async def ping(self) -> bool:
+        try:
+            async with self._reach():
+                return bool(await self._redis.ping())
+        except (StoreError, RedisError):
+            return False
+
+    async def close(self) -> None:
+        await self._watcher.close()
+        await self._redis.aclose()
+        await self._redis.connection_pool.aclose()

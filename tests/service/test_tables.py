@@ -1,0 +1,131 @@
+"""The table service across replicas: bots driven by the due-index, replay, expiry."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from support.server import make_settings
+
+from service.engine.replay import replay
+from service.plugins import Registry
+from service.tables import TableService
+
+
+async def _bot_table(svc: TableService) -> tuple[str, str, str]:
+    loaded, host = await svc.create("lucky-draw", [], None, 2)
+    tid = loaded.table.id
+    _, _seat, token = await svc.join(None, tid, "Ann", 0, None)
+    viewer = await svc.resolve_token(host)
+    await svc.add_bot(viewer, tid, 1)
+    await svc.start(viewer, tid)
+    return tid, host, token
+
+
+async def _human_move(svc: TableService, tid: str, token: str) -> None:
+    viewer = await svc.resolve_token(token)
+    loaded = await svc.must_load(tid)
+    move = loaded.legal_moves(0)[0]
+    await svc.move(viewer, tid, "lucky-draw", move["luckyDraw"] if "luckyDraw" in move else move)
+
+
+async def test_a_replica_dying_after_a_human_move_stalls_nothing(registry: Registry, make_store):
+    settings = make_settings(bot_lease=0.3)
+    dying = TableService(settings, registry, make_store())
+    survivor = TableService(settings, registry, make_store())
+
+    async def die(table_id: str, version: int) -> None:  # scheduled, then gone
+        return None
+
+    dying.run_bot = die  # type: ignore[method-assign]
+    tid, _, token = await _bot_table(dying)
+    await _human_move(dying, tid, token)
+    waiting = await dying.must_load(tid)
+    assert waiting.to_act() == (1,)
+    if type(dying.store) is type(survivor.store) and "Memory" in type(dying.store).__name__:
+        survivor = TableService(settings, registry, dying.store)  # one process, one memory
+    survivor.start_worker(interval=0.05)
+    try:
+        for _ in range(100):
+            now = await survivor.must_load(tid)
+            if now.version > waiting.version:
+                break
+            await asyncio.sleep(0.05)
+        assert now.version == waiting.version + 1
+        assert now.to_act() == (0,)
+    finally:
+        await survivor.close()
+        await dying.close()
+
+
+async def test_bot_move_happens_once_with_two_workers(registry: Registry, make_store):
+    settings = make_settings(bot_lease=0.2, bot_delay=0.1)
+    first = TableService(settings, registry, make_store())
+    store = first.store
+    second = TableService(settings, registry, store)
+    tid, _, token = await _bot_table(first)
+    await _human_move(first, tid, token)
+    before = await first.must_load(tid)
+    first.start_worker(0.02)
+    second.start_worker(0.02)
+    try:
+        for _ in range(100):
+            now = await first.must_load(tid)
+            if now.to_act() == (0,):
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.3)
+        now = await first.must_load(tid)
+        assert now.version == before.version + 1
+        assert (
+            first.metrics.get("tablestate_bot_moves_total")
+            + second.metrics.get("tablestate_bot_moves_total")
+            == 1
+        )
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_replay_confirms_a_finished_game_and_catches_tampering(registry, make_store):
+    svc = TableService(make_settings(), registry, make_store())
+    tid, _, token = await _bot_table(svc)
+    viewer = await svc.resolve_token(token)
+    for _ in range(100):
+        loaded = await svc.must_load(tid)
+        if loaded.table.status == "FINISHED":
+            break
+        moves = loaded.legal_moves(0)
+        if moves:
+            await svc.move(viewer, tid, "lucky-draw", moves[-1])
+        else:
+            await asyncio.sleep(0.01)
+    loaded = await svc.must_load(tid)
+    assert loaded.table.status == "FINISHED"
+    log = await svc.moves(tid)
+    report = replay(loaded.table, log, loaded.game, loaded.rules)
+    assert report.ok, report.reason
+    assert report.moves == len(log) > 0
+    # another order of the same moves does not replay to the stored game
+    swapped = [log[1], log[0], *log[2:]]
+    assert not replay(loaded.table, swapped, loaded.game, loaded.rules).ok
+    # nor does a forged seed
+    from dataclasses import replace
+
+    forged = replace(loaded.table, revealed_seed="00" * 32)
+    bad = replay(forged, log, loaded.game, loaded.rules)
+    assert not bad.ok and "commitment" in bad.reason
+    await svc.close()
+
+
+@pytest.mark.redis
+async def test_tables_expire_after_the_idle_ttl(registry, redis_url, redis_prefix):
+    from service.store.redis import RedisStore
+
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    svc = TableService(make_settings(idle_ttl=1), registry, store)
+    loaded, _ = await svc.create("lucky-draw", [], None, 2)
+    assert await svc.load(loaded.table.id) is not None
+    await asyncio.sleep(1.3)
+    assert await svc.load(loaded.table.id) is None
+    await store.close()

@@ -1,0 +1,211 @@
+"""What only the Redis store has to prove: replicas, hash tags, expiry on every key,
+failing fast, pub/sub reconnection and a bounded number of connections."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from uuid import uuid4
+
+import pytest
+import redis.asyncio as aioredis
+from redis.crc import key_slot
+from redis_server import RedisHandle, find_redis_server, free_port, redis_server_process
+
+from service.store import Idempotency, NewEvent, RedisStore, StoreUnavailable, TableMeta
+
+pytestmark = pytest.mark.redis
+
+AT = "2026-01-01T00:00:00Z"
+META = TableMeta("five-crowns", "OPEN", 1.0)
+
+MakeStore = Callable[..., RedisStore]
+
+
+def tid() -> str:
+    return f"tbl-{uuid4().hex[:10]}"
+
+
+def ev(kind: str) -> NewEvent:
+    return NewEvent(kind, AT)
+
+
+@pytest.fixture
+async def make_store(redis_url: str, redis_prefix: str) -> AsyncIterator[MakeStore]:
+    stores: list[RedisStore] = []
+
+    def make(url: str = redis_url, **kwargs: object) -> RedisStore:
+        store = RedisStore.from_url(url, prefix=redis_prefix, **kwargs)  # type: ignore[arg-type]
+        stores.append(store)
+        return store
+
+    yield make
+    for store in stores:
+        await store.close()
+
+
+@pytest.fixture
+def own_redis(redis_handle: RedisHandle) -> Iterator[str]:
+    """A Redis nobody else uses, for tests that kill clients or count connections."""
+    if redis_handle.owned:
+        yield redis_handle.url
+        return
+    binary = find_redis_server()
+    if binary is None:
+        pytest.skip("needs a Redis of the tests' own, and no redis-server is available")
+    with redis_server_process(binary) as url:
+        yield url
+
+
+@pytest.fixture
+async def admin(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.Redis.from_url(redis_url)
+    yield client
+    await client.aclose()
+
+
+async def test_commit_by_another_replica_notifies_the_watcher(make_store: MakeStore) -> None:
+    here, there = make_store(), make_store()
+    heard: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+    here.set_listener(lambda table_id, cursor: heard.put_nowait((table_id, cursor)))
+    table_id = tid()
+    await there.create(table_id, "s", META, [ev("a")], ttl=60)
+    await here.watch(table_id)
+    assert (await there.commit(table_id, 1, "s2", META, [ev("b"), ev("c")], ttl=60)).ok
+    assert await asyncio.wait_for(heard.get(), 2) == (table_id, "2-1")
+    assert await here.events(table_id, after="1-0") == await there.events(table_id, after="1-0")
+
+
+async def test_keys_of_a_table_share_its_hash_tag(
+    make_store: MakeStore, admin: aioredis.Redis, redis_prefix: str
+) -> None:
+    store = make_store()
+    tables = [tid(), tid()]
+    for table_id in tables:
+        await store.create(table_id, "s", META, [ev("a")], ttl=60)
+        key = Idempotency(0, "k", "h")
+        await store.commit(table_id, 1, "s2", META, [ev("b")], ttl=60, idempotency=key, log="m")
+    keys = {k.decode() async for k in admin.scan_iter(match=f"{redis_prefix}*")}
+    global_keys = {
+        k for k in keys if k.startswith((f"{redis_prefix}tables:", f"{redis_prefix}due"))
+    }
+    assert f"{redis_prefix}tables:all" in global_keys
+    for table_id in tables:
+        tag = f"{redis_prefix}{{t:{table_id}}}"
+        own = {k for k in keys if f"{{t:{table_id}}}" in k}
+        assert own == {f"{tag}:s", f"{tag}:e", f"{tag}:i", f"{tag}:m"}
+        assert len({key_slot(k.encode()) for k in own | {f"{tag}:ev"}}) == 1
+    assert keys == global_keys | {k for k in keys if "{t:" in k}
+
+
+async def test_every_key_of_a_table_gets_the_ttl(
+    make_store: MakeStore, admin: aioredis.Redis, redis_prefix: str
+) -> None:
+    store = make_store()
+    table_id = tid()
+    await store.create(table_id, "s", META, [ev("a")], ttl=10)
+    key = Idempotency(0, "k", "h")
+    await store.commit(table_id, 1, "s2", META, [ev("b")], ttl=100, idempotency=key, log="m")
+    tag = f"{redis_prefix}{{t:{table_id}}}"
+    for suffix in (":s", ":e", ":i", ":m"):
+        assert 98_000 < await admin.pttl(tag + suffix) <= 100_000, suffix
+
+
+async def test_expired_tables_are_cleaned_from_listings(
+    make_store: MakeStore, admin: aioredis.Redis, redis_prefix: str
+) -> None:
+    store = make_store()
+    gone, kept = tid(), tid()
+    await store.create(gone, "s", META, [], ttl=0.1)
+    await store.create(kept, "s", META, [], ttl=60)
+    await asyncio.sleep(0.25)
+    assert (await store.list(None, "OPEN", 10, None)).table_ids == (kept,)
+    assert await admin.zscore(f"{redis_prefix}tables:s:OPEN", gone) is None
+
+
+async def test_unreachable_redis_fails_fast(make_store: MakeStore) -> None:
+    store = make_store(f"redis://127.0.0.1:{free_port()}/0", timeout=0.5)
+    for call in (store.load("t"), store.events("t"), store.watch("t")):
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable):
+            await call
+        assert time.monotonic() - started < 1.5
+    assert await store.ping() is False
+
+
+async def test_silent_redis_fails_within_timeout(make_store: MakeStore) -> None:
+    # A server that accepts connections and never answers: only timeouts can save us.
+    async def swallow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()
+        writer.close()
+
+    server = await asyncio.start_server(swallow, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        store = make_store(f"redis://127.0.0.1:{port}/0", timeout=0.5)
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable):
+            await store.commit("t", 1, "s", META, [ev("a")], ttl=60)
+        assert time.monotonic() - started < 1.5
+        assert await store.ping() is False
+    finally:
+        server.close()
+
+
+async def test_exhausted_pool_is_unavailable_not_a_hang(make_store: MakeStore) -> None:
+    store = make_store(max_connections=1, timeout=0.3)
+    pool = store._redis.connection_pool  # white box: hold the only connection
+    held = await pool.get_connection()
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable):
+            await store.load("t")
+        assert time.monotonic() - started < 1.3
+    finally:
+        await pool.release(held)
+    assert await store.load("t") is None
+
+
+async def test_ping(make_store: MakeStore) -> None:
+    assert await make_store().ping() is True
+
+
+async def test_pubsub_reconnects_and_asks_for_a_catch_up(
+    make_store: MakeStore, own_redis: str
+) -> None:
+    store = make_store(own_redis)
+    heard: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+    store.set_listener(lambda table_id, cursor: heard.put_nowait((table_id, cursor)))
+    watched, other = tid(), tid()
+    for table_id in (watched, other):
+        await store.create(table_id, "s", META, [ev("a")], ttl=60)
+    await store.watch(watched)
+    await store.watch(other)
+    await store.unwatch(other)
+    admin = aioredis.Redis.from_url(own_redis)
+    try:
+        assert await admin.execute_command("CLIENT", "KILL", "TYPE", "pubsub") == 1
+        assert await asyncio.wait_for(heard.get(), 5) == (watched, "")
+        assert (await store.commit(watched, 1, "s2", META, [ev("b")], ttl=60)).ok
+        assert await asyncio.wait_for(heard.get(), 2) == (watched, "2-0")
+        assert heard.empty()
+        clients = await admin.client_list(_type="pubsub")
+        assert [c["name"] for c in clients] == ["tablestate-pubsub"]
+    finally:
+        await admin.aclose()
+
+
+async def test_connections_stay_bounded_under_load(make_store: MakeStore, own_redis: str) -> None:
+    admin = aioredis.Redis.from_url(own_redis)
+    try:
+        before = (await admin.info("clients"))["connected_clients"]
+        store = make_store(own_redis, max_connections=5)
+        table_id = tid()
+        await store.create(table_id, "s", META, [ev("a")], ttl=60)
+        loads = await asyncio.gather(*(store.load(table_id) for _ in range(200)))
+        assert loads == [("s", 1)] * 200
+        after = (await admin.info("clients"))["connected_clients"]
+        assert 1 <= after - before <= 5
+    finally:
+        await admin.aclose()

@@ -1,0 +1,111 @@
+"""A real uvicorn server in the test's event loop, and a small GraphQL client over it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import uvicorn
+from websockets.asyncio.client import ClientConnection, connect
+
+from service.app import create_app
+from service.config import Settings
+from service.plugins import Registry
+from service.store.base import StateStore
+
+
+def make_settings(**overrides: object) -> Settings:
+    """Settings for tests: a fixed secret, short expiries."""
+    base = Settings(secret=b"test-secret", idle_ttl=3600, finished_ttl=600)
+    return base.with_overrides(**overrides)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class GraphQLFailed(AssertionError):
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        super().__init__(json.dumps(errors))
+        self.errors = errors
+        self.code = errors[0].get("extensions", {}).get("code")
+
+
+@dataclass
+class Client:
+    """A GraphQL client over HTTP to the test server."""
+
+    http: httpx.AsyncClient
+    url: str
+
+    async def raw(self, query: str, token: str | None = None, **variables: Any) -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        r = await self.http.post(
+            "/graphql", json={"query": query, "variables": variables}, headers=headers
+        )
+        return r.json()  # type: ignore[no-any-return]
+
+    async def q(self, query: str, token: str | None = None, **variables: Any) -> Any:
+        """The data of a query that must succeed."""
+        body = await self.raw(query, token, **variables)
+        if body.get("errors"):
+            raise GraphQLFailed(body["errors"])
+        return body["data"]
+
+    async def code(self, query: str, token: str | None = None, **variables: Any) -> str:
+        """The error code of a query that must fail."""
+        body = await self.raw(query, token, **variables)
+        assert body.get("errors"), f"expected an error, got {str(body)[:500]}"
+        return str(body["errors"][0]["extensions"]["code"])
+
+    def ws(self, protocol: str = "graphql-transport-ws") -> Any:
+        return connect(self.url.replace("http", "ws") + "/graphql", subprotocols=[protocol])
+
+
+@contextlib.asynccontextmanager
+async def serve(
+    settings: Settings, registry: Registry | None = None, store: StateStore | None = None
+) -> AsyncIterator[Client]:
+    """Run the service on a free port with uvicorn until the block ends."""
+    app = create_app(settings, registry, store)
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio"
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.ensure_future(server.serve())
+    for _ in range(500):
+        if server.started or task.done():
+            break
+        await asyncio.sleep(0.01)
+    if task.done():
+        task.result()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+            yield Client(http, url)
+    finally:
+        server.should_exit = True
+        await task
+
+
+async def ws_init(conn: ClientConnection, token: str | None = None) -> dict[str, Any]:
+    payload = {"authToken": token} if token else {}
+    await conn.send(json.dumps({"type": "connection_init", "payload": payload}))
+    return json.loads(await asyncio.wait_for(conn.recv(), 5))  # type: ignore[no-any-return]
+
+
+async def ws_next(conn: ClientConnection, timeout: float = 5) -> dict[str, Any]:
+    while True:
+        msg = json.loads(await asyncio.wait_for(conn.recv(), timeout))
+        if msg.get("type") in ("ka", "ping", "pong"):
+            continue
+        return msg  # type: ignore[no-any-return]
