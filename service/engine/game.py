@@ -90,6 +90,10 @@ def _no_check(move: Move) -> str | None:
     return None
 
 
+def _any_setup(seats: tuple[int, ...], options: Mapping[str, Any], rules: RuleSet) -> str | None:
+    return None
+
+
 def _no_upgrade(from_format: int, data: JSON) -> JSON:
     raise ValueError(f"no upgrade from state format {from_format}")
 
@@ -122,6 +126,9 @@ class GameDef(Generic[S]):
         encode, decode: the state to and from JSON for the store.
         check_move: the shape check of a move (``None`` when well formed, else the reason
             for a ``BAD_INPUT``), before turn and legality are checked.
+        check_setup: ``(seats, options, rules) -> reason or None``: whether the game can
+            start with these seats, options and rules (a reason refuses ``startGame`` with
+            ``BAD_INPUT``), for limits the player range alone does not say.
         state_format: the version of ``encode``'s JSON; bump it when it changes.
         upgrade: ``(old_format, json) -> json`` of the next format, for older snapshots.
         event_types: every event type ``setup`` and ``apply`` may emit.
@@ -147,6 +154,7 @@ class GameDef(Generic[S]):
     decode: Callable[[JSON], S]
     options: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
     check_move: Callable[[Move], str | None] = _no_check
+    check_setup: Callable[[tuple[int, ...], Mapping[str, Any], RuleSet], str | None] = _any_setup
     state_format: int = 1
     upgrade: Callable[[int, JSON], JSON] = _no_upgrade
     event_types: tuple[str, ...] = ()

@@ -302,6 +302,9 @@ def start(
     bad = _rule_range(len(order), table.house_rules, house_rules)
     if bad is not None:
         return bad
+    reason = game.check_setup(order, table.options, rules)
+    if reason is not None:
+        return Rejected("BAD_INPUT", reason)
     rng = Rng(seed)
     state, events = game.setup(SetupContext(order, dict(table.options), rules, rng))
     new = replace(

@@ -1,0 +1,70 @@
+"""What a viewer may see of an All Fives game: the JSON of ``AllFivesState``.
+
+A seat sees its own hand; a spectator sees no hand. The stock, the other hands and the
+face-down discards never appear.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plugins.all_fives import rules as r
+from plugins.all_fives.state import GAME_OVER, PLAY, State
+
+
+def _plays(state: State, trick: tuple[tuple[int, str], ...]) -> list[dict[str, Any]]:
+    return [{"seat": state.seats[pos], "card": card} for pos, card in trick]
+
+
+def _last_trick(state: State) -> dict[str, Any] | None:
+    if not state.last_trick or state.trump is None:
+        return None
+    cards = [c for _, c in state.last_trick]
+    winner = state.last_trick[r.trick_winner(cards, state.trump)][0]
+    return {
+        "plays": _plays(state, state.last_trick),
+        "winner": state.seats[winner],
+        "points": r.trick_points(cards, state.trump),
+    }
+
+
+def view(state: State, seat: int | None) -> dict[str, Any]:
+    """The state as ``seat`` (or a spectator, ``None``) may see it; keys are the GraphQL
+    field names of ``AllFivesState`` (the engine adds ``gameId`` and ``toAct``)."""
+    pos = None if seat is None else state.position(seat)
+    players = [
+        {
+            "seat": state.seats[p],
+            "side": state.sides[p],
+            "handSize": len(state.hands[p]),
+            "tricksWon": state.tricks[p],
+            "dealPoints": state.deal_points[state.sides[p]],
+            "score": state.scores[state.sides[p]],
+        }
+        for p in range(state.n)
+    ]
+    winners = [s for side in state.winners for s in state.side_seats(side)]
+    return {
+        "phase": state.phase,
+        "seats": list(state.seats),
+        "dealer": state.seats[state.dealer],
+        "eldest": state.seats[state.eldest],
+        "dealNumber": state.deal_no,
+        "targetScore": state.target,
+        "proposedSuit": state.proposed,
+        "turnUp": state.turn_up,
+        "trump": state.trump,
+        "begged": state.begged,
+        "runs": state.runs,
+        "setAside": list(state.set_aside),
+        "stockSize": len(state.stock),
+        "discardedCount": len(state.discards),
+        "handLimit": state.hand_limit,
+        "leader": state.seats[state.leader] if state.phase in (PLAY, GAME_OVER) else None,
+        "trick": _plays(state, state.trick),
+        "lastTrick": _last_trick(state),
+        "players": players,
+        "hand": None if pos is None else list(r.sort_cards(state.hands[pos])),
+        "bunchProposedBy": None if state.bunch_by is None else state.seats[state.bunch_by],
+        "winners": sorted(winners),
+    }

@@ -1,0 +1,59 @@
+"""Table options are checked against the game's JSON Schema, defaults filled."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.engine.options import OptionError, resolve
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "rounds": {"type": "integer", "minimum": 1, "maximum": 11, "default": 11},
+        "tieBreak": {"type": "string", "enum": ["shared", "playoffRound"], "default": "shared"},
+        "points": {"type": "array", "items": {"type": "integer"}, "maxItems": 3, "default": [1]},
+        "fast": {"type": "boolean", "default": False},
+        "nested": {
+            "type": "object",
+            "properties": {"x": {"type": "number", "default": 0.5}},
+            "default": {"x": 0.5},
+        },
+    },
+}
+
+
+def test_defaults_fill_in():
+    assert resolve(SCHEMA, None) == {
+        "rounds": 11,
+        "tieBreak": "shared",
+        "points": [1],
+        "fast": False,
+        "nested": {"x": 0.5},
+    }
+
+
+def test_given_values_are_kept():
+    got = resolve(SCHEMA, {"rounds": 3.0, "tieBreak": "playoffRound", "nested": {"x": 2}})
+    assert got["rounds"] == 3 and isinstance(got["rounds"], int)
+    assert got["nested"] == {"x": 2}
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        pytest.param({"rounds": 0}, id="below-minimum"),
+        pytest.param({"rounds": 12}, id="above-maximum"),
+        pytest.param({"rounds": "3"}, id="string-for-integer"),
+        pytest.param({"rounds": True}, id="bool-for-integer"),
+        pytest.param({"rounds": 2.5}, id="fraction-for-integer"),
+        pytest.param({"tieBreak": "coin"}, id="not-in-enum"),
+        pytest.param({"points": [1, 2, 3, 4]}, id="too-many-items"),
+        pytest.param({"points": ["a"]}, id="wrong-item-type"),
+        pytest.param({"fast": 1}, id="int-for-bool"),
+        pytest.param({"colour": "red"}, id="unknown-option"),
+        pytest.param({"nested": {"y": 1}}, id="unknown-nested-option"),
+    ],
+)
+def test_bad_options_are_refused(given):
+    with pytest.raises(OptionError):
+        resolve(SCHEMA, given)

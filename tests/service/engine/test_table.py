@@ -1,0 +1,124 @@
+"""The pure table: lifecycle, seats and refusals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from tablestate_example import GAME
+
+from service.engine import Rejected
+from service.engine import table as eng
+from service.plugins import load
+
+REG = load()
+
+
+def _new(**kw: Any) -> eng.Table:
+    made = eng.create(
+        table_id="t1",
+        game=GAME,
+        options=kw.get("options"),
+        rule_ids=kw.get("rules", []),
+        seats=kw.get("seats", 3),
+        house_rules=REG.house_rules,
+        conflicts=REG.conflicts,
+        now="2026-01-01T00:00:00.000Z",
+        nonce="n",
+        host_hash="h",
+        commitment="c",
+    )
+    assert not isinstance(made, Rejected), made
+    return made[0]
+
+
+def _join(table: eng.Table, seat: int | None = None) -> eng.Table:
+    out = eng.join(
+        table, name="A", seat=seat, token_hash=f"tok{seat}", host=False, client_seed=None, now="x"
+    )
+    assert not isinstance(out, Rejected), out
+    return out[0]
+
+
+def test_encode_decode_roundtrip():
+    t = _join(_new(), 1)
+    back = eng.Table.decode(t.encode(), 7)
+    assert back.version == 7 and back.seats == t.seats and back.options == t.options
+
+
+def test_seats_fill_and_refuse():
+    t = _join(_join(_join(_new())))
+    assert t.seated() == (0, 1, 2)
+    full = eng.join(t, name="B", seat=None, token_hash="x", host=False, client_seed=None, now="x")
+    assert isinstance(full, Rejected) and full.code == "TABLE_FULL"
+
+
+def test_start_drops_empty_seats_and_keeps_indices():
+    t = _join(_join(_new(seats=4), 1), 3)
+    out = eng.start(
+        t,
+        game=GAME,
+        rules=REG.ruleset("lucky-draw"),
+        seed=b"s",
+        house_rules=REG.house_rules,
+        now="x",
+    )
+    assert not isinstance(out, Rejected)
+    started, events = out
+    assert started.play_order == (1, 3) and started.status == eng.PLAYING
+    state = eng.decode_state(started, GAME)
+    assert eng.to_act(started, GAME, state) == (1,)
+    assert events[0].type == "game.started" and events[0].data == {"playOrder": [1, 3]}
+    assert started.chance == 1
+
+
+@pytest.mark.parametrize(
+    ("rules", "code"),
+    [
+        (["lucky-draw/nope"], "NOT_FOUND"),
+        (["lucky-draw/double-evens", "lucky-draw/odd-bonus"], "RULE_CONFLICT"),
+    ],
+)
+def test_rule_checks(rules, code):
+    out = eng.check_rules(GAME, rules, REG.house_rules, REG.conflicts)
+    assert isinstance(out, Rejected) and out.code == code
+
+
+def test_rule_player_range_checked_at_start():
+    t = _join(_join(_join(_join(_new(seats=4)))))
+    on = eng.set_rule(
+        t,
+        game=GAME,
+        rule_id="lucky-draw/allow-pass",
+        enabled=True,
+        house_rules=REG.house_rules,
+        conflicts=REG.conflicts,
+        now="x",
+    )
+    assert not isinstance(on, Rejected)
+    out = eng.start(
+        on[0],
+        game=GAME,
+        rules=REG.ruleset("lucky-draw"),
+        seed=b"s",
+        house_rules=REG.house_rules,
+        now="x",
+    )
+    assert isinstance(out, Rejected) and out.code == "RULE_CONFLICT"
+
+
+def test_moves_before_start_and_shape_errors():
+    t = _join(_join(_new(seats=2)))
+    started, _ = eng.start(
+        t,
+        game=GAME,
+        rules=REG.ruleset("lucky-draw"),
+        seed=b"s",
+        house_rules=REG.house_rules,
+        now="x",
+    )  # type: ignore[misc]
+    state = eng.decode_state(started, GAME)
+    assert eng.check_move(t, GAME, state, 0, {"draw": True}).code == "TABLE_NOT_PLAYING"  # type: ignore[union-attr]
+    assert eng.check_move(started, GAME, state, 0, {"fly": True}).code == "BAD_INPUT"  # type: ignore[union-attr]
+    assert eng.check_move(started, GAME, state, 1, {"draw": True}).code == "NOT_YOUR_TURN"  # type: ignore[union-attr]
+    assert eng.check_move(started, GAME, state, 0, {"draw": True}) is None

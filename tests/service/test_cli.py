@@ -1,0 +1,142 @@
+"""The command line, run as a user runs it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from support.server import free_port, make_settings
+
+from service.cli import export_sdl
+from service.plugins import load
+from service.store.redis import RedisStore
+from service.tables import TableService
+
+ROOT = Path(__file__).resolve().parents[2]
+EXE = [sys.executable, "-m", "service.cli"]
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("TABLESTATE_") and k != "REDIS_URL"
+    }
+    env.update(extra)
+    return env
+
+
+def test_plugins_lists_what_was_found():
+    out = subprocess.run([*EXE, "plugins"], capture_output=True, text=True, env=_env(), check=True)
+    assert "lucky-draw.double-evens" in out.stdout and "lucky_draw_points" in out.stdout
+
+
+def test_export_schema_prints_the_bundled_sdl(tmp_path):
+    target = tmp_path / "s.graphql"
+    subprocess.run([*EXE, "export-schema", "-o", str(target)], env=_env(), check=True)
+    assert target.read_text() == export_sdl()
+    everything = subprocess.run(
+        [*EXE, "export-schema", "--all"], capture_output=True, text=True, env=_env(), check=True
+    )
+    assert "LuckyDrawState" in everything.stdout
+
+
+def test_serve_refuses_workers_without_redis():
+    out = subprocess.run(
+        [*EXE, "serve", "--workers", "2"], capture_output=True, text=True, env=_env()
+    )
+    assert out.returncode == 2 and "REDIS_URL" in out.stderr
+
+
+def test_redis_without_a_secret_stops_startup():
+    out = subprocess.run(
+        [*EXE, "plugins"],
+        capture_output=True,
+        text=True,
+        env=_env(REDIS_URL="redis://127.0.0.1:1/0"),
+    )
+    assert out.returncode == 2 and "TABLESTATE_SECRET" in out.stderr
+
+
+def test_bad_plugin_path_stops_startup_naming_it():
+    out = subprocess.run(
+        [*EXE, "plugins"],
+        capture_output=True,
+        text=True,
+        env=_env(TABLESTATE_PLUGINS="no.such.module"),
+    )
+    assert out.returncode == 2 and "no.such.module" in out.stderr
+
+
+def test_serve_runs_answers_and_stops_on_sigterm():
+    port = free_port()
+    proc = subprocess.Popen(
+        [*EXE, "serve", "--port", str(port)],
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                if httpx.get(url + "/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        r = httpx.post(url + "/graphql", json={"query": '{ game(id: "lucky-draw") { name } }'})
+        assert r.json() == {"data": {"game": {"name": "Lucky Draw"}}}
+        assert httpx.get(url + "/readyz").status_code == 200
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=15)
+        code = proc.returncode
+    # uvicorn shuts down gracefully, then re-raises the signal so the exit status tells it
+    assert code in (0, -signal.SIGTERM)
+    assert b"shutdown complete" in err.lower()
+
+
+@pytest.mark.redis
+def test_replay_confirms_a_finished_table(redis_url, redis_prefix):
+    settings = make_settings(redis_url=redis_url, redis_prefix=redis_prefix)
+
+    async def play() -> str:
+        store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+        svc = TableService(settings, load(), store)
+        loaded, host = await svc.create(
+            "lucky-draw", ["lucky-draw/double-evens"], {"handSize": 2}, 2
+        )
+        tid = loaded.table.id
+        _, _, token = await svc.join(None, tid, "Ann", None, "ann's entropy")
+        viewer = await svc.resolve_token(token)
+        await svc.add_bot(await svc.resolve_token(host), tid, None)
+        await svc.start(await svc.resolve_token(host), tid)
+        for _ in range(200):
+            now = await svc.must_load(tid)
+            if now.table.status == "FINISHED":
+                break
+            moves = now.legal_moves(0)
+            if moves:
+                await svc.move(viewer, tid, "lucky-draw", moves[0])
+            else:
+                await asyncio.sleep(0.01)
+        await svc.close()
+        await store.close()
+        return tid
+
+    tid = asyncio.run(play())
+    env = _env(
+        REDIS_URL=redis_url,
+        TABLESTATE_REDIS_PREFIX=redis_prefix,
+        TABLESTATE_SECRET="another-secret",
+    )
+    out = subprocess.run([*EXE, "replay", tid], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.startswith("MATCH")
+    missing = subprocess.run([*EXE, "replay", "nope"], capture_output=True, text=True, env=env)
+    assert missing.returncode == 1 and "MISMATCH" in missing.stdout

@@ -1,0 +1,93 @@
+"""The hub: one fetch per table for all subscribers, bounded queues, SLOW_CONSUMER."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from service.errors import ApiError
+from service.hub import Hub
+from service.metrics import Metrics
+from service.store.base import NewEvent, TableMeta
+from service.store.memory import MemoryStore
+
+META = TableMeta("lucky-draw", "PLAYING", 0.0)
+
+
+async def _commit(store: MemoryStore, tid: str, version: int, n: int = 1) -> None:
+    events = [NewEvent("tick", "2026-01-01T00:00:00Z", {"i": i}) for i in range(n)]
+    result = await store.commit(tid, version, "{}", META, events, ttl=60)
+    assert result.ok
+
+
+async def test_slow_subscriber_is_dropped_and_others_get_everything():
+    store = MemoryStore()
+    metrics = Metrics()
+    hub = Hub(store, metrics, queue_size=3)
+    await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
+    slow = hub.subscribe("t", None)
+    fast = hub.subscribe("t", None)
+    assert (await anext(slow)).event.cursor == "1-0"
+    assert (await anext(fast)).event.cursor == "1-0"
+    got: list[str] = []
+
+    async def read_fast() -> None:
+        async for item in fast:
+            got.append(item.event.cursor)
+            if item.event.cursor == "11-0":
+                return
+
+    reader = asyncio.ensure_future(read_fast())
+    for v in range(1, 11):
+        await _commit(store, "t", v)
+        await asyncio.sleep(0.01)
+    await asyncio.wait_for(reader, 5)
+    assert got == [f"{v}-0" for v in range(2, 12)]
+    with pytest.raises(ApiError) as info:
+        for _ in range(10):
+            await anext(slow)
+    assert info.value.code == "SLOW_CONSUMER"
+    assert metrics.get("tablestate_slow_consumers_total") == 1
+    await slow.aclose()
+    await fast.aclose()
+    assert metrics.get("tablestate_subscribers") == 0
+    await hub.close()
+
+
+async def test_many_subscribers_share_one_fetch(monkeypatch):
+    store = MemoryStore()
+    hub = Hub(store, Metrics(), queue_size=100)
+    await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
+    calls = 0
+    real = store.events
+
+    async def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal calls
+        calls += 1
+        return await real(*args, **kwargs)
+
+    subs = [hub.subscribe("t", "1-0") for _ in range(50)]
+    pending = [asyncio.ensure_future(anext(s)) for s in subs]
+    await asyncio.sleep(0.05)
+    monkeypatch.setattr(store, "events", counting)
+    await _commit(store, "t", 1, n=3)
+    firsts = await asyncio.wait_for(asyncio.gather(*pending), 5)
+    assert {f.event.cursor for f in firsts} == {"2-0"}
+    assert calls <= 2  # the feed fetched once for all fifty (plus at most one wake-up)
+    for s in subs:
+        await s.aclose()
+    await hub.close()
+
+
+async def test_resume_in_the_middle_of_a_commit():
+    store = MemoryStore()
+    hub = Hub(store)
+    await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
+    await _commit(store, "t", 1, n=3)
+    sub = hub.subscribe("t", "2-0")
+    assert [(await anext(sub)).event.cursor for _ in range(2)] == ["2-1", "2-2"]
+    await _commit(store, "t", 2)
+    assert (await asyncio.wait_for(anext(sub), 5)).event.cursor == "3-0"
+    await sub.aclose()
+    await hub.close()
