@@ -19,11 +19,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from service.bots import BotDriver
 from service.config import Settings
 from service.engine import fairness
 from service.engine import table as eng
 from service.engine.game import Event, GameDef, Move, Rejected
-from service.engine.rng import Rng
 from service.engine.ruleset import RuleSet
 from service.errors import ApiError
 from service.metrics import Metrics
@@ -121,8 +121,9 @@ def _raise(rejected: Rejected) -> None:
 Op = Callable[[Loaded], "tuple[eng.Table, Any, list[Event], Any] | Rejected"]
 
 
-class TableService:
-    """Every table operation of the API, on one store, for one replica."""
+class TableService(BotDriver):
+    """Every table operation of the API, on one store, for one replica. Bots move through
+    ``BotDriver`` (``service/bots.py``)."""
 
     def __init__(
         self,
@@ -138,9 +139,7 @@ class TableService:
         self.metrics = metrics or Metrics()
         self.clock = clock
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._worker: asyncio.Task[None] | None = None
-        self._closing = False
+        self._init_bots()
 
     # -- loading -----------------------------------------------------------------
 
@@ -510,102 +509,6 @@ class TableService:
 
     async def moves(self, table_id: str) -> list[dict[str, Any]]:
         return [json.loads(m) for m in await self._store_call(self.store.moves(table_id))]
-
-    # -- bots --------------------------------------------------------------------
-
-    def _bot_seats(self, loaded: Loaded) -> list[int]:
-        bots = loaded.table.bots()
-        return [s for s in loaded.to_act() if s in bots]
-
-    def _after_commit(self, loaded: Loaded) -> None:
-        if self._closing or not self._bot_seats(loaded):
-            return
-        self._spawn(self._bot_due(loaded.table.id, loaded.version))
-
-    def _spawn(self, coro: Any) -> None:
-        task: asyncio.Task[None] = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _bot_due(self, table_id: str, version: int) -> None:
-        """Record the wait in the due-index first, so that another replica takes over if
-        this one dies; with no delay configured, move at once (the entry then falls due
-        only after a lease, as a fallback). The version check makes the move happen once
-        whichever replica gets there."""
-        delay = self.settings.bot_delay
-        try:
-            await self.store.schedule(
-                table_id, version, self.clock() + (delay or self.settings.bot_lease)
-            )
-        except StoreUnavailable:
-            log.warning("due-index unreachable; the bot moves from this replica only")
-        if delay == 0:
-            await self.run_bot(table_id, version)
-
-    async def run_bot(self, table_id: str, version: int) -> None:
-        """Make the bot move a table waits on at ``version``, once, if still due."""
-        try:
-            loaded = await self.load(table_id)
-            if loaded is None or loaded.version != version:
-                await self.store.unschedule(table_id, version)
-                return
-            seats = self._bot_seats(loaded)
-            if not seats:
-                await self.store.unschedule(table_id, version)
-                return
-            seat = seats[0]
-            rng = Rng(self.game_seed(loaded.table) + b"bot", version)
-            move = dict(loaded.game.bot(loaded.state, seat, rng, loaded.rules))
-            if isinstance(self._apply(loaded, seat, move), Rejected):
-                log.error(
-                    "bot of %s chose an illegal move; it plays its first legal one", loaded.game.id
-                )
-                move = dict(loaded.legal_moves(seat)[0])
-            try:
-                await self._mutate(
-                    table_id,
-                    lambda cur: self._apply(cur, seat, move),
-                    kind="bot",
-                    expected=version,
-                    log_entry=lambda cur: json.dumps({"seat": seat, "move": move}),
-                    loaded=loaded,
-                )
-                self.metrics.inc("tablestate_bot_moves_total")
-            except ApiError as exc:
-                if exc.code != "VERSION_CONFLICT":
-                    raise
-            await self.store.unschedule(table_id, version)
-        except (ApiError, StoreUnavailable) as exc:
-            log.warning("bot move on a table failed: %s", exc)
-
-    async def run_due_once(self, limit: int = 50) -> int:
-        """Claim due entries and run them; the number claimed."""
-        due = await self.store.claim_due(self.clock(), self.settings.bot_lease, limit)
-        for table_id, version in due:
-            self._spawn(self.run_bot(table_id, version))
-        return len(due)
-
-    async def _work(self, interval: float) -> None:
-        while not self._closing:
-            try:
-                await self.run_due_once()
-            except StoreUnavailable:
-                pass
-            except Exception:  # the worker must outlive any one bad table; it is logged
-                log.exception("due-index worker")
-            await asyncio.sleep(interval)
-
-    def start_worker(self, interval: float = 0.25) -> None:
-        if self._worker is None:
-            self._worker = asyncio.ensure_future(self._work(interval))
-
-    async def close(self) -> None:
-        self._closing = True
-        if self._worker is not None:
-            self._worker.cancel()
-            await asyncio.gather(self._worker, return_exceptions=True)
-        if self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
 
 def _created(table: eng.Table) -> float:

@@ -1,0 +1,132 @@
+"""Bots move as commits of their own, driven by the store's due-index.
+
+After a commit that leaves a bot to act, the committing replica records the wait in the
+due-index (table, version, due time) and, with no delay configured, moves at once. Any
+replica's worker claims entries that fall due, so a replica that dies right after a
+human's move stalls nothing; the version check makes each bot move happen exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from service.engine.game import Rejected
+from service.engine.rng import Rng
+from service.errors import ApiError
+from service.store.base import StoreUnavailable
+
+if TYPE_CHECKING:
+    from service.tables import Loaded, TableService
+
+log = logging.getLogger("tablestate.bots")
+
+
+class BotDriver:
+    """The bot half of ``TableService`` (a mixin: it uses the service's loading and
+    committing)."""
+
+    _tasks: set[asyncio.Task[None]]
+    _worker: asyncio.Task[None] | None
+    _closing: bool
+
+    def _init_bots(self) -> None:
+        self._tasks = set()
+        self._worker = None
+        self._closing = False
+
+    def _bot_seats(self: TableService, loaded: Loaded) -> list[int]:
+        bots = loaded.table.bots()
+        return [s for s in loaded.to_act() if s in bots]
+
+    def _after_commit(self: TableService, loaded: Loaded) -> None:
+        if self._closing or not self._bot_seats(loaded):
+            return
+        self._spawn(self._bot_due(loaded.table.id, loaded.version))
+
+    def _spawn(self, coro: Any) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _bot_due(self: TableService, table_id: str, version: int) -> None:
+        """Record the wait in the due-index first, so that another replica takes over if
+        this one dies; with no delay configured, move at once (the entry then falls due
+        only after a lease, as a fallback). The version check makes the move happen once
+        whichever replica gets there."""
+        delay = self.settings.bot_delay
+        try:
+            await self.store.schedule(
+                table_id, version, self.clock() + (delay or self.settings.bot_lease)
+            )
+        except StoreUnavailable:
+            log.warning("due-index unreachable; the bot moves from this replica only")
+        if delay == 0:
+            await self.run_bot(table_id, version)
+
+    async def run_bot(self: TableService, table_id: str, version: int) -> None:
+        """Make the bot move a table waits on at ``version``, once, if still due."""
+        try:
+            loaded = await self.load(table_id)
+            if loaded is None or loaded.version != version:
+                await self.store.unschedule(table_id, version)
+                return
+            seats = self._bot_seats(loaded)
+            if not seats:
+                await self.store.unschedule(table_id, version)
+                return
+            seat = seats[0]
+            rng = Rng(self.game_seed(loaded.table) + b"bot", version)
+            move = dict(loaded.game.bot(loaded.state, seat, rng, loaded.rules))
+            if isinstance(self._apply(loaded, seat, move), Rejected):
+                log.error(
+                    "bot of %s chose an illegal move; it plays its first legal one", loaded.game.id
+                )
+                move = dict(loaded.legal_moves(seat)[0])
+            try:
+                await self._mutate(
+                    table_id,
+                    lambda cur: self._apply(cur, seat, move),
+                    kind="bot",
+                    expected=version,
+                    log_entry=lambda cur: json.dumps({"seat": seat, "move": move}),
+                    loaded=loaded,
+                )
+                self.metrics.inc("tablestate_bot_moves_total")
+            except ApiError as exc:
+                if exc.code != "VERSION_CONFLICT":
+                    raise
+            await self.store.unschedule(table_id, version)
+        except (ApiError, StoreUnavailable) as exc:
+            log.warning("bot move on a table failed: %s", exc)
+
+    async def run_due_once(self: TableService, limit: int = 50) -> int:
+        """Claim due entries and run them; the number claimed."""
+        due = await self.store.claim_due(self.clock(), self.settings.bot_lease, limit)
+        for table_id, version in due:
+            self._spawn(self.run_bot(table_id, version))
+        return len(due)
+
+    async def _work(self: TableService, interval: float) -> None:
+        while not self._closing:
+            try:
+                await self.run_due_once()
+            except StoreUnavailable:
+                pass
+            except Exception:  # the worker must outlive any one bad table; it is logged
+                log.exception("due-index worker")
+            await asyncio.sleep(interval)
+
+    def start_worker(self, interval: float = 0.25) -> None:
+        if self._worker is None:
+            self._worker = asyncio.ensure_future(self._work(interval))
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._worker is not None:
+            self._worker.cancel()
+            await asyncio.gather(self._worker, return_exceptions=True)
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
