@@ -21,14 +21,20 @@ async def test_cross_origin_websockets_need_an_allowed_origin(registry):
     async with serve(make_settings(allowed_origins=("https://play.example",)), registry) as c:
         url = c.url.replace("http", "ws") + "/graphql"
         with pytest.raises(InvalidStatus):
-            async with connect(url, subprotocols=["graphql-transport-ws"], origin="https://evil.example"):  # type: ignore[arg-type]
+            async with connect(
+                url, subprotocols=["graphql-transport-ws"], origin="https://evil.example"
+            ):  # type: ignore[arg-type]
                 pass
-        async with connect(url, subprotocols=["graphql-transport-ws"], origin="https://play.example") as conn:  # type: ignore[arg-type]
+        async with connect(
+            url, subprotocols=["graphql-transport-ws"], origin="https://play.example"
+        ) as conn:  # type: ignore[arg-type]
             assert (await ws_init(conn))["type"] == "connection_ack"
 
 
 @pytest.mark.redis
-async def test_redis_connections_stay_bounded_whatever_the_subscribers(registry, redis_url, redis_prefix):
+async def test_redis_connections_stay_bounded_whatever_the_subscribers(
+    registry, redis_url, redis_prefix
+):
     admin = aioredis.from_url(redis_url)
     store = RedisStore.from_url(redis_url, prefix=redis_prefix, max_connections=4)
     before = len(await admin.client_list())
@@ -40,7 +46,15 @@ async def test_redis_connections_stay_bounded_whatever_the_subscribers(registry,
             conns.append(conn)
             await ws_init(conn)
             t = tables[i % 4]
-            await conn.send(json.dumps({"id": "1", "type": "subscribe", "payload": {"query": SUB, "variables": {"t": t.table_id}}}))
+            await conn.send(
+                json.dumps(
+                    {
+                        "id": "1",
+                        "type": "subscribe",
+                        "payload": {"query": SUB, "variables": {"t": t.table_id}},
+                    }
+                )
+            )
         for conn in conns:
             assert (await ws_next(conn))["type"] == "next"
         during = len(await admin.client_list())
