@@ -12,6 +12,7 @@ from typing import Any
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import (
+    AddValidationRules,
     MaxAliasesLimiter,
     MaxTokensLimiter,
     ParserCache,
@@ -323,6 +324,12 @@ def build_schema(
         pass
 
     _Meter.metrics = metrics or Metrics()
+    # The limiters build their validation rules as classes per instance; build them once,
+    # so that every request validates with equal rules and the validation cache hits.
+    limits = [
+        *QueryDepthLimiter(max_depth=settings.max_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
+    ]
     schema = TablestateSchema(
         query=Query,
         mutation=Mutation,
@@ -331,8 +338,7 @@ def build_schema(
         config=StrawberryConfig(auto_camel_case=True),
         extensions=[
             lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
-            lambda: QueryDepthLimiter(max_depth=settings.max_depth),
-            lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
+            lambda: AddValidationRules(list(limits)),
             lambda: ParserCache(maxsize=512),
             lambda: ValidationCache(maxsize=512),
             _Meter,
