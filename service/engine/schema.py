@@ -12,6 +12,7 @@ from typing import Any
 
 import strawberry
 from strawberry.types.base import StrawberryList, StrawberryOptional, get_object_definition
+from strawberry.types.enum import StrawberryEnumDefinition
 from strawberry.utils.str_converters import to_camel_case
 
 
@@ -28,8 +29,10 @@ def _build(tp: Any, value: Any) -> Any:
         return _build(tp.of_type, value)
     if isinstance(tp, StrawberryList):
         return [_build(tp.of_type, v) for v in value]
+    if isinstance(tp, StrawberryEnumDefinition):
+        tp = tp.wrapped_cls
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        return tp(value)
+        return value if isinstance(value, tp) else tp[value]
     if get_object_definition(tp) is not None:
         return from_view(tp, value)
     return value

@@ -1,0 +1,16 @@
+"""Five by Five as a Tablestate game plugin (game id ``five-by-five``).
+
+Its house rules are plugins of their own, in ``house_rules/``.
+"""
+
+from __future__ import annotations
+
+from plugins.five_by_five.game import GAME
+from service import hookimpl
+from service.engine import GameDef
+
+
+@hookimpl
+def tablestate_games() -> list[GameDef]:  # type: ignore[type-arg]
+    """Five by Five."""
+    return [GAME]

@@ -1,0 +1,125 @@
+"""Five by Five's own hooks: the points where its house rules may change play.
+
+The game calls these on the house rules enabled at a table, and on no other. Every hook
+returns a value and changes nothing; the game collects the answers of all enabled rules
+(pluggy returns a list, last registered first) and reads them as each docstring says. A
+hookimpl may take only the arguments it needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service import hookspec
+
+Square = tuple[int, int]
+
+
+@hookspec
+def five_by_five_extra_lines() -> Sequence[Sequence[Square]]:  # type: ignore[empty-body]
+    """Lines that count for line objectives besides the rows and columns.
+
+    Called once, at setup; the lines are kept in the state for the whole game.
+
+    Returns:
+        Lines of 5 squares ``(row, col)``, each read in order (the small straight needs 4
+        consecutive squares of a line). An empty list adds none.
+    """
+
+
+@hookspec
+def five_by_five_objectives_public() -> bool:  # type: ignore[empty-body]
+    """Whether objective hands are public at this table.
+
+    Called once, at setup. Objective hands are hidden unless some rule answers True: then
+    every view shows every seat's objectives, and objective draws and discards are public
+    in events.
+    """
+
+
+@hookspec
+def five_by_five_adjust_value(value: int, delta: int) -> int | None:
+    """The value of a die after +1/-1, where the base rule refuses it.
+
+    Called only when ``value + delta`` leaves 1..6 (a 6 going up, a 1 going down).
+
+    Args:
+        value: the die's value, 1..6.
+        delta: +1 or -1.
+
+    Returns:
+        The new value 1..6 to allow the change, or None to leave it refused. The first
+        answer that is not None counts.
+    """
+
+
+@hookspec
+def five_by_five_swap_allowed(first: str | None, second: str | None) -> bool:  # type: ignore[empty-body]
+    """Whether a Swap between two adjacent squares stands where one of them is empty.
+
+    The base rule swaps two dice only. Called for adjacent squares of which exactly one
+    holds a die.
+
+    Args:
+        first, second: the squares' contents, a die such as ``"R3"`` or None.
+
+    Returns:
+        True to allow it; the swap stands when any enabled rule answers True.
+    """
+
+
+@hookspec
+def five_by_five_die_leaves_game(die: str) -> bool:  # type: ignore[empty-body]
+    """Whether a die taken off the board by Remove or Paint leaves the game.
+
+    By default it returns to the supply (FB-8).
+
+    Args:
+        die: the die taken off, e.g. ``"G5"``.
+
+    Returns:
+        True to put it out of the game for good; it leaves when any rule answers True.
+    """
+
+
+@hookspec
+def five_by_five_special_shared(objective: str, claimed_by: Sequence[int], seat: int) -> bool:  # type: ignore[empty-body]
+    """Whether a seat may still score a special objective that others have scored.
+
+    By default the first seat to claim a special takes it. Called only when the special is
+    satisfied, already claimed by other seats, and not by ``seat``.
+
+    Args:
+        objective: the special's id, e.g. ``"special-large-straight"``.
+        claimed_by: the seats that scored it so far, in play order.
+        seat: the seat that would claim it.
+
+    Returns:
+        True to let the seat score it too; allowed when any rule answers True.
+    """
+
+
+@hookspec
+def five_by_five_forfeit_discards(hand: Sequence[str]) -> Sequence[Sequence[str]]:  # type: ignore[empty-body]
+    """More ways to forfeit a turn by discarding action cards.
+
+    By default a forfeit discards the whole action hand. The move's cards must equal (as a
+    multiset) the whole hand or one of the choices the enabled rules return.
+
+    Args:
+        hand: the action cards in hand, in canonical order.
+
+    Returns:
+        Each allowed discard, as a list of cards from ``hand`` (a multiset).
+    """
+
+
+@hookspec
+def five_by_five_finish_round() -> bool:  # type: ignore[empty-body]
+    """Whether play goes on after the board fills until the round of turns is complete.
+
+    By default the game ends as soon as the last square fills. When a rule answers True,
+    the turn that filled the board goes on as usual and the remaining players of the
+    round (play order from the first player) take their turns; then the last objective
+    plays start.
+    """

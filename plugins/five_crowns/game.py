@@ -1,0 +1,153 @@
+"""Five Crowns (game id ``five-crowns``): a rummy game of five suits and rotating wilds,
+for 1 to 7 players, as ``shared/rules/five-crowns.source.txt`` and ``DECISIONS.md`` §1 make
+it exact. This module puts the ``GameDef`` together; the rules live in ``rules.py`` (pure
+cards and melds), ``_moves.py`` (moves), ``_flow.py`` (dealing, turns, scoring),
+``_solo.py`` (the solo game), ``_legal.py``, ``_views.py`` and ``bot.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from plugins.five_crowns import hookspecs, schema
+from plugins.five_crowns._flow import deal
+from plugins.five_crowns._house import house
+from plugins.five_crowns._legal import legal_moves
+from plugins.five_crowns._moves import apply, check_move
+from plugins.five_crowns._solo import setup as solo_setup
+from plugins.five_crowns._views import view
+from plugins.five_crowns.bot import bot
+from plugins.five_crowns.rules import sort_cards
+from plugins.five_crowns.state import DRAW, NOBODY, OVER, State, from_json, to_json
+from service.engine.game import Event, GameDef, Result, SetupContext
+
+OPTIONS: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "rounds": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 11,
+            "default": 11,
+            "description": "Rounds to play; round r deals r+2 cards (3s wild, then 4s...).",
+        },
+        "tieBreak": {
+            "type": "string",
+            "enum": ["shared", "playoffRound"],
+            "default": "shared",
+            "description": "A tie for the lowest total: co-winners, or a 6-card round for "
+            "the tied players (FC-16).",
+        },
+        "firstDealer": {
+            "type": "string",
+            "enum": ["seat0", "random"],
+            "default": "seat0",
+            "description": "Who deals round 1: the first seat, or a seat drawn at random (FC-1).",
+        },
+    },
+}
+
+EVENT_TYPES: Final = (
+    "round.dealt",
+    "card.drawn",
+    "card.discarded",
+    "player.went_out",
+    "cards.laid_down",
+    "cards.laid_off",
+    "hand.scored",
+    "stock.reshuffled",
+    "round.scored",
+    "game.over",
+    "solo.dealt",
+    "card.turned",
+    "card.placed",
+    "pile.closed",
+)
+
+
+def setup(ctx: SetupContext) -> tuple[State, list[Event]]:
+    """Seat the players and deal round 1 (or the solo piles)."""
+    n = len(ctx.seats)
+    hs = house(ctx.rules)
+    opts = ctx.options
+    base = State(
+        seats=tuple(ctx.seats),
+        rounds=int(opts.get("rounds", 11)),
+        tie_break=str(opts.get("tieBreak", "shared")),
+        round=0,
+        playoff=False,
+        cards_dealt=0,
+        wild="",
+        dealer=0,
+        players=tuple(range(n)),
+        hands=tuple(() for _ in range(n)),
+        stock=sort_cards(hs.deck(n)),
+        discard=(),
+        melds=(),
+        turn=0,
+        phase=DRAW,
+        drawn=None,
+        drawn_from=None,
+        went_out=NOBODY,
+        finished=(),
+        round_points=tuple(None for _ in range(n)),
+        totals=tuple(0 for _ in range(n)),
+    )
+    if n == 1:
+        return solo_setup(base, ctx.rng, hs)
+    random_dealer = opts.get("firstDealer", "seat0") == "random"
+    dealer = ctx.rng.randint(0, n - 1) if random_dealer else 0
+    return deal(base, ctx.rng, round_no=1, playoff=False, dealer=dealer, players=base.players)
+
+
+def to_act(state: State) -> tuple[int, ...]:
+    """The seat to move, or none once the game is over."""
+    if state.phase == OVER or state.turn == NOBODY:
+        return ()
+    return (state.seats[state.turn],)
+
+
+def result(state: State) -> Result | None:
+    """Winners and final totals once the game is over (solo: a win only at 0)."""
+    if state.phase != OVER:
+        return None
+    return Result(
+        winners=tuple(state.seats[p] for p in state.winners),
+        scores={s: t for s, t in zip(state.seats, state.totals, strict=True)},
+    )
+
+
+def encode(state: State) -> Any:
+    """The state as JSON for the store."""
+    return to_json(state)
+
+
+def decode(data: Any) -> State:
+    """The state from the store's JSON."""
+    return from_json(data)
+
+
+GAME: Final = GameDef(
+    id="five-crowns",
+    name="Five Crowns",
+    summary="Rummy with five suits and a wild card that changes every round: meld your "
+    "whole hand in books and runs to go out; the lowest total after 11 rounds wins.",
+    min_players=1,
+    max_players=7,
+    setup=setup,
+    to_act=to_act,
+    legal_moves=legal_moves,
+    apply=apply,
+    view=view,
+    result=result,
+    bot=bot,
+    encode=encode,
+    decode=decode,
+    options=OPTIONS,
+    check_move=check_move,
+    state_format=1,
+    event_types=EVENT_TYPES,
+    state_type=schema.FiveCrownsState,
+    move_input_type=schema.FiveCrownsMoveInput,
+    hookspecs=hookspecs,
+)

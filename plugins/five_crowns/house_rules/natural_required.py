@@ -1,0 +1,30 @@
+"""House rule ``five-crowns/natural-required``: every meld needs a natural card."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from plugins.five_crowns.rules import MeldLimits
+from service import hookimpl
+from service.engine import HouseRuleDef
+
+RULE: Final = HouseRuleDef(
+    id="five-crowns/natural-required",
+    game_id="five-crowns",
+    name="At least one natural card",
+    description="Every book and run needs at least one natural (non-wild) card; a card of "
+    "the wild rank is always wild, so three 7s in the 7s round are not a meld (FC-7). "
+    "Applies to going out, last turns, lay-offs and the solo piles.",
+)
+
+
+@hookimpl
+def tablestate_house_rules() -> list[HouseRuleDef]:
+    """This rule."""
+    return [RULE]
+
+
+@hookimpl
+def five_crowns_meld_limits() -> MeldLimits:
+    """One natural per meld at least."""
+    return MeldLimits(min_naturals=1)
