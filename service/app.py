@@ -6,12 +6,14 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service import plugins
@@ -27,6 +29,13 @@ from service.tables import TableService
 log = logging.getLogger("tablestate.app")
 
 MAX_BODY = 256 * 1024
+WEB_DIR = Path(__file__).resolve().parents[1] / "web"
+
+
+def web_dir(settings: Settings) -> Path | None:
+    """The reference client's folder: ``TABLESTATE_WEB_DIR``, else ``web/`` of the checkout."""
+    found = Path(settings.web_dir) if settings.web_dir else WEB_DIR
+    return found if (found / "index.html").is_file() else None
 
 
 def open_store(settings: Settings) -> StateStore:
@@ -126,16 +135,17 @@ def create_app(
             await hub.close()
             await store.close()
 
-    app = Starlette(
-        routes=[
-            Route("/graphql", graphql, methods=["GET", "POST"]),
-            WebSocketRoute("/graphql", graphql),
-            Route("/healthz", healthz),
-            Route("/readyz", readyz),
-            Route("/metrics", metrics_endpoint),
-        ],
-        lifespan=lifespan,
-    )
+    routes: list[Any] = [
+        Route("/graphql", graphql, methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", graphql),
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
+        Route("/metrics", metrics_endpoint),
+    ]
+    site = web_dir(settings)
+    if site is not None:
+        routes.append(Mount("/", app=StaticFiles(directory=site, html=True), name="web"))
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(BodyLimit)
     app.state.services = services
     app.state.schema = schema

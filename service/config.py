@@ -78,6 +78,7 @@ class Settings:
     bot_lease: float = 10.0
     move_retries: int = 5
     graphiql: bool = True
+    web_dir: str | None = None
     log_level: str = "info"
 
     @classmethod
@@ -123,6 +124,7 @@ class Settings:
             bot_lease=_float(env, "TABLESTATE_BOT_LEASE", 10.0),
             move_retries=_int(env, "TABLESTATE_MOVE_RETRIES", 5, 0),
             graphiql=_bool(env, "TABLESTATE_GRAPHIQL", True),
+            web_dir=env.get("TABLESTATE_WEB_DIR") or None,
             log_level=env.get("TABLESTATE_LOG_LEVEL", "info").lower(),
         )
 
