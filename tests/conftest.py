@@ -11,6 +11,8 @@ import pytest
 import redis
 from redis_server import NoRedis, RedisHandle, provide_redis
 
+from service import plugins
+
 
 @pytest.fixture(scope="session")
 def redis_handle() -> Iterator[RedisHandle]:
@@ -24,6 +26,12 @@ def redis_handle() -> Iterator[RedisHandle]:
                 pytest.fail(f"CI needs a Redis for the redis tests: {exc}")
             pytest.skip(f"no Redis server available (set REDIS_URL to use one): {exc}")
         yield handle
+
+
+@pytest.fixture(scope="session")
+def registry() -> plugins.Registry:
+    """Every installed plugin, found through the entry points (the example plugin too)."""
+    return plugins.load()
 
 
 @pytest.fixture(scope="session")

@@ -11,12 +11,6 @@ from service import plugins
 from service.store.base import StateStore
 
 
-@pytest.fixture(scope="session")
-def registry() -> plugins.Registry:
-    """Every installed plugin, found through the entry points (the example plugin too)."""
-    return plugins.load()
-
-
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
 def store_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)

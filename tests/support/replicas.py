@@ -1,0 +1,133 @@
+"""Real ``tablestate serve`` processes for the system tests, and a Redis of their own."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import redis
+
+from support.server import free_port
+
+SECRET = "system-test-secret"
+
+
+class Replica:
+    """One ``tablestate serve`` process on a free port."""
+
+    def __init__(self, env: dict[str, str], port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}/graphql"
+        self.env = env
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._log = tempfile.TemporaryFile()
+
+    def start(self, wait: bool = True) -> Replica:
+        cmd = [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)]
+        self.proc = subprocess.Popen(cmd, env=self.env, stdout=self._log, stderr=self._log)
+        if wait:
+            self.wait_up()
+        return self
+
+    def wait_up(self, timeout: float = 20) -> None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            assert self.proc is not None and self.proc.poll() is None, self.log()
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+        raise AssertionError(f"replica on {self.port} did not come up: {self.log()}")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def term(self, wait: bool = True) -> int | None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(20) if wait else None
+
+    def log(self) -> str:
+        self._log.seek(0)
+        return self._log.read().decode(errors="replace")[-4000:]
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self._log.close()
+
+
+def replica_env(redis_url: str, prefix: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TABLESTATE_")}
+    env.update(
+        REDIS_URL=redis_url,
+        TABLESTATE_SECRET=SECRET,
+        TABLESTATE_REDIS_PREFIX=prefix,
+        TABLESTATE_REDIS_TIMEOUT="1.0",
+        TABLESTATE_LOG_LEVEL="warning",
+    )
+    env.update(extra)
+    return env
+
+
+@contextlib.contextmanager
+def replicas(env: dict[str, str], n: int) -> Iterator[list[Replica]]:
+    started = [Replica(env).start(wait=False) for _ in range(n)]
+    try:
+        for r in started:
+            r.wait_up()
+        yield started
+    finally:
+        for r in started:
+            r.stop()
+
+
+class RedisProcess:
+    """A redis-server of the test's own, in a folder that survives its restarts."""
+
+    def __init__(self, folder: Path, *args: str) -> None:
+        self.port = free_port()
+        self.folder = folder
+        self.args = args
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> RedisProcess:
+        cmd = [
+            "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+            "--dir", str(self.folder), "--save", "", *self.args,
+        ]  # fmt: skip
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis(port=self.port)
+        for _ in range(200):
+            try:
+                if client.ping():
+                    break
+            except redis.ConnectionError:
+                time.sleep(0.02)
+        client.close()
+        return self
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
