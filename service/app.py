@@ -48,6 +48,7 @@ def open_store(settings: Settings) -> StateStore:
             prefix=settings.redis_prefix,
             max_connections=settings.redis_max_connections,
             timeout=settings.redis_timeout,
+            cluster=settings.redis_cluster,
         )
     from service.store.memory import MemoryStore
 

@@ -68,6 +68,7 @@ class Settings:
     redis_prefix: str = "ts:"
     redis_max_connections: int = 50
     redis_timeout: float = 2.0
+    redis_cluster: bool = False
     allowed_origins: tuple[str, ...] = ()
     max_depth: int = 12
     max_tokens: int = 4000
@@ -112,6 +113,7 @@ class Settings:
             redis_prefix=env.get("TABLESTATE_REDIS_PREFIX", "ts:"),
             redis_max_connections=_int(env, "TABLESTATE_REDIS_MAX_CONNECTIONS", 50, 2),
             redis_timeout=_float(env, "TABLESTATE_REDIS_TIMEOUT", 2.0),
+            redis_cluster=_bool(env, "TABLESTATE_REDIS_CLUSTER", False),
             allowed_origins=_list(env, "TABLESTATE_ALLOWED_ORIGINS"),
             max_depth=_int(env, "TABLESTATE_MAX_DEPTH", 12, 2),
             max_tokens=_int(env, "TABLESTATE_MAX_TOKENS", 4000, 50),

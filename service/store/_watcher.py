@@ -14,9 +14,12 @@ import contextlib
 import logging
 from typing import Any, Final, final
 
-from redis.asyncio import Redis
+from redis.asyncio import ConnectionPool, Redis
 from redis.asyncio.client import PubSub
+from redis.asyncio.cluster import RedisCluster
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
+from redis.retry import Retry
 
 from service.store.base import Listener, StoreUnavailable
 
@@ -188,3 +191,63 @@ class Watcher:
             listener(table_id, cursor)
         except Exception:  # one table's failing listener must not stop every table's news
             logger.exception("listener failed for a table notification")
+
+
+@final
+class ClusterWatchers:
+    """Live notifications on Redis Cluster: a ``Watcher`` (one sharded pub/sub connection)
+    per node that owns the slot of a watched table's channel. A slot that moves to
+    another node is followed at the next ``watch`` of that table."""
+
+    def __init__(self, cluster: RedisCluster, *, timeout: float) -> None:
+        self.listener: Listener | None = None
+        self._cluster = cluster
+        self._timeout = timeout
+        self._nodes: dict[str, Watcher] = {}
+        self._where: dict[str, Watcher] = {}  # table id -> the watcher following it
+
+    def _for(self, channel: str) -> Watcher:
+        node = self._cluster.get_node_from_key(channel)
+        if node is None:
+            raise StoreUnavailable("no cluster node owns that slot")
+        found = self._nodes.get(node.name)
+        if found is None:
+            pool = ConnectionPool(
+                host=node.host,
+                port=node.port,
+                max_connections=1,
+                client_name="tablestate-pubsub",
+                socket_timeout=self._timeout,
+                socket_connect_timeout=self._timeout,
+                retry=Retry(NoBackoff(), 0),
+            )
+            found = self._nodes[node.name] = Watcher(
+                Redis(connection_pool=pool), timeout=self._timeout
+            )
+        found.listener = self._relay
+        return found
+
+    def _relay(self, table_id: str, cursor: str) -> None:
+        if self.listener is not None:
+            self.listener(table_id, cursor)
+
+    async def watch(self, table_id: str, channel: str) -> None:
+        try:
+            async with asyncio.timeout(self._timeout):
+                await self._cluster.initialize()
+        except (*_LOST, RedisError) as exc:
+            raise StoreUnavailable(f"Redis Cluster unreachable: {exc}") from exc
+        watcher = self._for(channel)
+        await watcher.watch(table_id, channel)
+        self._where[table_id] = watcher
+
+    async def unwatch(self, table_id: str) -> None:
+        watcher = self._where.pop(table_id, None)
+        if watcher is not None:
+            await watcher.unwatch(table_id)
+
+    async def close(self) -> None:
+        for watcher in self._nodes.values():
+            await watcher.close()
+        self._nodes.clear()
+        self._where.clear()

@@ -20,13 +20,14 @@ from importlib import resources
 from typing import Any, Final, final
 
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.backoff import NoBackoff
+from redis.exceptions import ClusterDownError, RedisClusterException, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
-from service.store._watcher import Watcher
+from service.store._watcher import ClusterWatchers, Watcher
 from service.store.base import (
     BadCursor,
     CommitResult,
@@ -48,7 +49,14 @@ from service.store.base import (
 
 logger = logging.getLogger(__name__)
 
-_UNREACHABLE: Final = (RedisConnectionError, RedisTimeoutError, TimeoutError, OSError)
+_UNREACHABLE: Final = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    TimeoutError,
+    OSError,
+    ClusterDownError,
+    RedisClusterException,
+)
 _APPLIED: Final = 1
 _RECORDED: Final = 2
 
@@ -88,8 +96,8 @@ class RedisStore:
 
     def __init__(
         self,
-        client: Redis,
-        pubsub_client: Redis,
+        client: Redis | RedisCluster,
+        pubsub_client: Redis | None,
         *,
         prefix: str,
         timeout: float,
@@ -103,7 +111,12 @@ class RedisStore:
         self._max_events = max_events
         self._commit = client.register_script(_script("commit.lua"))
         self._claim = client.register_script(_script("claim_due.lua"))
-        self._watcher = Watcher(pubsub_client, timeout=timeout)
+        self._watcher: Watcher | ClusterWatchers
+        if isinstance(client, RedisCluster):
+            self._watcher = ClusterWatchers(client, timeout=timeout)
+        else:
+            assert pubsub_client is not None
+            self._watcher = Watcher(pubsub_client, timeout=timeout)
 
     @classmethod
     def from_url(
@@ -114,16 +127,21 @@ class RedisStore:
         max_connections: int = 50,
         timeout: float = 2.0,
         max_events: int | None = None,
+        cluster: bool = False,
     ) -> RedisStore:
         """A store on the Redis at ``url``.
 
         Args:
-            url: ``redis://``, ``rediss://`` or ``unix://`` URL.
+            url: ``redis://``, ``rediss://`` or ``unix://`` URL (with ``cluster``, of any
+                node of the cluster).
             prefix: Put before every key, so several deployments (or tests) share a Redis.
             max_connections: Command connections at most, whatever the load; callers
                 wait for a free one (up to ``timeout``).
             timeout: Seconds any call may take before it raises ``StoreUnavailable``.
             max_events: Keep only the newest events of each table (None: keep all).
+            cluster: Redis Cluster: commands go to the node owning each table's slot (a
+                bounded pool per node), and notifications come over one sharded pub/sub
+                connection per node that owns watched tables.
         """
         # No retries: a lost reply to a commit must not be sent twice, and callers
         # want a fast UNAVAILABLE rather than a slow success.
@@ -133,6 +151,9 @@ class RedisStore:
             "socket_keepalive": True,
             "retry": Retry(NoBackoff(), 0),
         }
+        if cluster:
+            client = RedisCluster.from_url(url, max_connections=max_connections, **common)
+            return cls(client, None, prefix=prefix, timeout=timeout, max_events=max_events)
         pool = BlockingConnectionPool.from_url(
             url, max_connections=max_connections, timeout=timeout, **common
         )
@@ -393,4 +414,5 @@ class RedisStore:
     async def close(self) -> None:
         await self._watcher.close()
         await self._redis.aclose()
-        await self._redis.connection_pool.aclose()
+        if isinstance(self._redis, Redis):
+            await self._redis.connection_pool.aclose()
