@@ -16,7 +16,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from service import plugins
+from service import logs, plugins
 from service.api.context import Services
 from service.api.schema import build_schema
 from service.api.view import GraphQLApp
@@ -104,6 +104,8 @@ def create_app(
 ) -> Starlette:
     """The service as an ASGI app. Missing parts come from the settings (environment)."""
     settings = settings or Settings.from_env()
+    if not logging.getLogger().handlers:
+        logs.configure(settings.log_level)
     registry = registry or plugins.load(
         settings.plugins, settings.disable, trace=settings.trace_plugins
     )

@@ -4,31 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import logging
 import sys
 from collections.abc import Sequence
 
 from service import plugins
 from service.config import ConfigError, Settings
-
-
-class _JsonFormatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        out = {
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
-        return json.dumps(out)
-
-
-def _logging(level: str) -> None:
-    handler = logging.StreamHandler()
-    handler.setFormatter(_JsonFormatter())
-    logging.basicConfig(level=level.upper(), handlers=[handler])
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -42,7 +22,6 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    _logging(settings.log_level)
     uvicorn.run(
         "service.app:create_app",
         factory=True,
@@ -52,6 +31,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         ws_ping_interval=20,
         ws_ping_timeout=20,
         log_level=settings.log_level,
+        log_config=None,
         timeout_graceful_shutdown=10,
     )
     return 0

@@ -16,7 +16,9 @@ _HELP: Final = {
     "tablestate_slow_consumers_total": ("counter", "Subscribers dropped as too slow."),
     "tablestate_subscribers": ("gauge", "Open tableEvents subscriptions on this replica."),
     "tablestate_watched_tables": ("gauge", "Tables this replica follows for subscribers."),
+    "tablestate_store_seconds": ("histogram", "Latency of store calls (Redis round trips)."),
 }
+BUCKETS: Final = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
 class Metrics:
@@ -25,6 +27,7 @@ class Metrics:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = defaultdict(float)
+        self._hist: dict[tuple[str, tuple[tuple[str, str], ...]], list[float]] = {}
 
     def inc(self, name: str, amount: float = 1.0, **labels: str) -> None:
         assert name in _HELP, name
@@ -36,6 +39,19 @@ class Metrics:
         with self._lock:
             self._values[(name, tuple(sorted(labels.items())))] = value
 
+    def observe(self, name: str, seconds: float, **labels: str) -> None:
+        """One observation of a histogram: bucket counts, then sum and count."""
+        key = (name, tuple(sorted(labels.items())))
+        with self._lock:
+            row = self._hist.get(key)
+            if row is None:
+                row = self._hist[key] = [0.0] * (len(BUCKETS) + 2)
+            for i, bound in enumerate(BUCKETS):
+                if seconds <= bound:
+                    row[i] += 1
+            row[-2] += seconds
+            row[-1] += 1
+
     def get(self, name: str, **labels: str) -> float:
         with self._lock:
             return self._values.get((name, tuple(sorted(labels.items()))), 0.0)
@@ -44,9 +60,22 @@ class Metrics:
         lines: list[str] = []
         with self._lock:
             values = dict(self._values)
+            hists = {k: list(v) for k, v in self._hist.items()}
         for name, (kind, help_text) in sorted(_HELP.items()):
             lines.append(f"# HELP {name} {help_text}")
             lines.append(f"# TYPE {name} {kind}")
+            if kind == "histogram":
+                for (n, labels), row in sorted(hists.items()):
+                    if n != name:
+                        continue
+                    tag = "".join(f'{k}="{v}",' for k, v in labels)
+                    for bound, count in zip(BUCKETS, row, strict=False):
+                        lines.append(f'{name}_bucket{{{tag}le="{bound:g}"}} {count:g}')
+                    lines.append(f'{name}_bucket{{{tag}le="+Inf"}} {row[-1]:g}')
+                    plain = f"{{{tag[:-1]}}}" if tag else ""
+                    lines.append(f"{name}_sum{plain} {row[-2]:.6f}")
+                    lines.append(f"{name}_count{plain} {row[-1]:g}")
+                continue
             rows = [(lb, v) for (n, lb), v in values.items() if n == name]
             if not rows:
                 lines.append(f"{name} 0")

@@ -14,11 +14,12 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from service import logs
 from service.bots import BotDriver
 from service.config import Settings
 from service.engine import fairness
@@ -143,16 +144,21 @@ class TableService(BotDriver):
 
     # -- loading -----------------------------------------------------------------
 
-    async def _store_call(self, call: Awaitable[Any]) -> Any:
+    async def _store_call(self, call: Coroutine[Any, Any, Any]) -> Any:
+        start = time.perf_counter()
         try:
             return await call
         except StoreUnavailable as exc:
             raise ApiError("UNAVAILABLE", "the store is unreachable; retry later") from exc
+        finally:
+            op = call.cr_code.co_name
+            self.metrics.observe("tablestate_store_seconds", time.perf_counter() - start, op=op)
 
     async def load(self, table_id: str) -> Loaded | None:
         """The table now, or None. Decoding is cached per (table, version)."""
         if not isinstance(table_id, str) or not 0 < len(table_id) <= 64:
             return None
+        logs.table_id.set(table_id)
         found = await self._store_call(self.store.load(table_id))
         if found is None:
             self._cache.pop(table_id, None)

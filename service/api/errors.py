@@ -50,5 +50,7 @@ def classify(error: GraphQLError) -> str:
 def classify_all(errors: Sequence[GraphQLError], metrics: Metrics | None = None) -> None:
     for error in errors:
         code = classify(error)
+        if code != "INTERNAL":
+            log.info("refused with %s: %s", code, error.message)
         if metrics is not None:
             metrics.inc("tablestate_errors_total", code=code)

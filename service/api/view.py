@@ -14,6 +14,7 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
 from strawberry.types.unset import UNSET, UnsetType
 
+from service import logs
 from service.api.context import Context, Services
 from service.errors import ApiError
 
@@ -46,7 +47,9 @@ class GraphQLApp(GraphQL[Context, None]):
         token = None
         if isinstance(request, Request):
             token = bearer(request.headers.get("authorization"))
-        return Context(self.services, token=token)
+        context = Context(self.services, token=token)
+        logs.request_id.set(context.request_id)
+        return context
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
         params = context.connection_params or {}

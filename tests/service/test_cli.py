@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -21,6 +22,7 @@ from service.tables import TableService
 
 ROOT = Path(__file__).resolve().parents[2]
 EXE = [sys.executable, "-m", "service.cli"]
+CREATE_TABLE = 'mutation { createTable(gameId: "lucky-draw", seats: 2) { hostToken } }'
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -91,6 +93,20 @@ def test_serve_runs_answers_and_stops_on_sigterm():
                 time.sleep(0.1)
         r = httpx.post(url + "/graphql", json={"query": '{ game(id: "lucky-draw") { name } }'})
         assert r.json() == {"data": {"game": {"name": "Lucky Draw"}}}
+        made = httpx.post(url + "/graphql", json={"query": CREATE_TABLE}).json()["data"]["createTable"]
+        token = made["hostToken"]
+        viewer = httpx.post(
+            url + "/graphql",
+            json={"query": "{ viewer { isHost } }"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert viewer.json() == {"data": {"viewer": {"isHost": True}}}
+        forged = httpx.post(
+            url + "/graphql",
+            json={"query": "{ viewer { isHost } }"},
+            headers={"Authorization": f"Bearer {token}x"},
+        )
+        assert forged.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
         assert httpx.get(url + "/readyz").status_code == 200
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -99,6 +115,10 @@ def test_serve_runs_answers_and_stops_on_sigterm():
     # uvicorn shuts down gracefully, then re-raises the signal so the exit status tells it
     assert code in (0, -signal.SIGTERM)
     assert b"shutdown complete" in err.lower()
+    lines = [json.loads(line) for line in err.decode().splitlines() if line.strip()]
+    refused = [line for line in lines if "UNAUTHENTICATED" in line["message"]]
+    assert refused and refused[0]["request_id"] and refused[0]["level"] == "info"
+    assert token.split(".")[1] not in err.decode()  # tokens are never logged
 
 
 @pytest.mark.redis

@@ -1,0 +1,248 @@
+"""Soak: replicas sharing Redis for minutes, with bots playing hundreds of tables,
+subscribers joining, dropping and resuming elsewhere, and replicas killed and restarted.
+Afterwards every finished table must replay from its revealed seed, and every subscriber
+must have seen every event of its table exactly once, in order.
+
+    python bench/soak.py --seconds 180 --tables 300 --replicas 3
+
+Starts its own redis-server (AOF) in a temporary folder unless --redis is given (then it
+uses a key prefix of its own). Prints its figures; exits 1 if anything was lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT)]  # before tests/, whose service/ folder must not shadow the package
+sys.path.append(str(ROOT / "tests"))
+
+import httpx  # noqa: E402
+from support.replicas import SECRET, RedisProcess, Replica, replica_env  # noqa: E402
+from websockets.asyncio.client import connect  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
+from service.config import Settings  # noqa: E402
+from service.engine.replay import replay  # noqa: E402
+from service.plugins import load  # noqa: E402
+from service.store.redis import RedisStore  # noqa: E402
+from service.tables import TableService  # noqa: E402
+
+GAMES = {
+    "lucky-draw": ({"handSize": 5}, 4),
+    "all-fives": ({"targetScore": 15}, 3),
+    "five-crowns": ({"rounds": 2}, 4),
+}
+SUB = "subscription($t: ID!, $a: String) { tableEvents(tableId: $t, after: $a) { cursor type } }"
+
+
+async def gql(
+    http: httpx.AsyncClient, url: str, query: str, token: str | None = None, **v: object
+) -> dict:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    for _ in range(50):  # the replica may be restarting: try another moment
+        try:
+            r = await http.post(
+                url + "/graphql", json={"query": query, "variables": v}, headers=headers
+            )
+            body = r.json()
+            if body.get("errors"):
+                raise RuntimeError(json.dumps(body["errors"]))
+            return body["data"]  # type: ignore[no-any-return]
+        except (httpx.TransportError, json.JSONDecodeError):
+            await asyncio.sleep(0.2)
+    raise RuntimeError("no replica answered")
+
+
+class Soak:
+    def __init__(self, args: argparse.Namespace, replicas: list[Replica]) -> None:
+        self.args = args
+        self.replicas = replicas
+        self.rng = random.Random(args.seed)
+        self.tables: dict[str, str] = {}
+        self.seen: dict[str, list[str]] = {}
+        self.stats: Counter[str] = Counter()
+        self.stop = False
+
+    def replica(self) -> Replica:
+        return self.rng.choice(self.replicas)
+
+    async def make_tables(self, http: httpx.AsyncClient, n: int) -> None:
+        for _ in range(n):
+            await self.new_table(http)
+
+    async def new_table(self, http: httpx.AsyncClient) -> str:
+        """A table of bots only, started; its id."""
+        game = list(GAMES)[len(self.tables) % len(GAMES)]
+        options, seats = GAMES[game]
+        url = self.replica().url
+        q = "mutation($g: ID!, $o: JSON, $s: Int) { createTable(gameId: $g, options: $o, seats: $s) { hostToken table { id } } }"
+        made = (await gql(http, url, q, g=game, o=options, s=seats))["createTable"]
+        tid, host = made["table"]["id"], made["hostToken"]
+        for _ in range(seats):
+            await gql(
+                http,
+                self.replica().url,
+                "mutation($t: ID!) { addBot(tableId: $t) { id } }",
+                host,
+                t=tid,
+            )
+        await gql(
+            http,
+            self.replica().url,
+            "mutation($t: ID!) { startGame(tableId: $t) { id } }",
+            host,
+            t=tid,
+        )
+        self.tables[tid] = game
+        self.stats["tables"] += 1
+        return tid
+
+    async def follow(self, tid: str) -> None:
+        """Follow a table to its end, dropping now and then and resuming elsewhere."""
+        seen = self.seen.setdefault(tid, [])
+        while True:
+            replica = self.replica()
+            try:
+                async with connect(
+                    replica.ws_url, subprotocols=["graphql-transport-ws"], open_timeout=5
+                ) as ws:
+                    await ws.send(json.dumps({"type": "connection_init", "payload": {}}))
+                    await asyncio.wait_for(ws.recv(), 5)
+                    after = seen[-1] if seen else None
+                    sub = {"query": SUB, "variables": {"t": tid, "a": after}}
+                    await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": sub}))
+                    drop_after = self.rng.randint(5, 60)
+                    for _ in range(drop_after):
+                        msg = json.loads(await asyncio.wait_for(ws.recv(), 60))
+                        if msg["type"] != "next" or msg["payload"].get("errors"):
+                            raise RuntimeError(f"subscription refused: {msg}")
+                        event = msg["payload"]["data"]["tableEvents"]
+                        seen.append(event["cursor"])
+                        self.stats["events received"] += 1
+                        if event["type"] == "game.finished":
+                            return
+                    self.stats["subscriber drops"] += 1
+            except (ConnectionClosed, OSError, TimeoutError):
+                self.stats["subscriptions cut by restarts"] += 1
+                await asyncio.sleep(0.1)
+
+    async def chaos(self) -> None:
+        while not self.stop:
+            await asyncio.sleep(self.args.restart_every)
+            if self.stop:
+                return
+            victim = self.rng.choice(self.replicas)
+            if self.rng.random() < 0.5:
+                victim.kill()
+                self.stats["replicas killed"] += 1
+            else:
+                await asyncio.to_thread(victim.term)
+                self.stats["replicas stopped"] += 1
+            victim.start(wait=False)
+            await asyncio.to_thread(victim.wait_up)
+
+    async def follower(self, http: httpx.AsyncClient, deadline: float) -> None:
+        """Open a table, follow it to its end; again, until the deadline."""
+        while time.monotonic() < deadline:
+            await self.follow(await self.new_table(http))
+
+    async def run(self) -> int:
+        start = time.monotonic()
+        deadline = start + self.args.seconds
+        async with httpx.AsyncClient(timeout=10) as http:
+            await self.make_tables(http, max(0, self.args.tables - self.args.followers))
+            chaos = asyncio.ensure_future(self.chaos())
+            try:
+                await asyncio.gather(
+                    *(self.follower(http, deadline) for _ in range(self.args.followers))
+                )
+            finally:
+                self.stop = True
+                chaos.cancel()
+        elapsed = time.monotonic() - start
+        await asyncio.sleep(5)  # let the last bot turns land
+        return await self.check(elapsed)
+
+    async def check(self, elapsed: float) -> int:
+        settings = Settings(secret=SECRET.encode(), redis_prefix=self.args.prefix)
+        store = RedisStore.from_url(self.args.redis_url, prefix=self.args.prefix)
+        svc = TableService(settings, load(), store)
+        lost = 0
+        finished = replayed = moves = 0
+        for tid in self.tables:
+            loaded = await svc.load(tid)
+            if loaded is None or loaded.table.status != "FINISHED":
+                self.stats["tables still playing at the end"] += 1
+                continue
+            finished += 1
+            log = await svc.moves(tid)
+            moves += len(log)
+            report = replay(loaded.table, log, loaded.game, loaded.rules)
+            replayed += report.ok
+            if not report.ok:
+                print(f"table {tid}: {report.reason}")
+            if tid in self.seen:
+                stored = [e.cursor for e in await svc.events(tid, None, 1000, None)]
+                if self.seen[tid] != stored:
+                    lost += 1
+                    print(
+                        f"table {tid}: a subscriber saw {len(self.seen[tid])} events of {len(stored)}"
+                    )
+        await store.close()
+        print(f"ran {elapsed:.0f} s with {len(self.replicas)} replicas")
+        for key, value in sorted(self.stats.items()):
+            print(f"{key}: {value}")
+        print(f"finished tables: {finished}, moves: {moves} ({moves / elapsed:.0f}/s)")
+        print(f"replayed exactly from their seeds: {replayed} of {finished}")
+        print(f"followed tables whose subscriber missed or repeated an event: {lost}")
+        return 0 if lost == 0 and replayed == finished and finished > 0 else 1
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=180)
+    parser.add_argument("--tables", type=int, default=300)
+    parser.add_argument("--followers", type=int, default=60)
+    parser.add_argument("--replicas", type=int, default=3)
+    parser.add_argument("--restart-every", type=float, default=10)
+    parser.add_argument("--bot-delay", type=float, default=0.05)
+    parser.add_argument("--redis", help="a Redis URL (default: a redis-server of its own)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    args.prefix = f"soak:{int(time.time())}:"
+    with tempfile.TemporaryDirectory() as folder:
+        server = None
+        if args.redis:
+            args.redis_url = args.redis
+        else:
+            server = RedisProcess(Path(folder), "--appendonly", "yes").start()
+            args.redis_url = server.url
+        env = replica_env(
+            args.redis_url,
+            args.prefix,
+            TABLESTATE_BOT_DELAY=str(args.bot_delay),
+            TABLESTATE_BOT_LEASE="2",
+        )
+        replicas = [Replica(env) for _ in range(args.replicas)]
+        try:
+            for r in replicas:
+                r.start()
+            return await Soak(args, replicas).run()
+        finally:
+            for r in replicas:
+                r.stop()
+            if server is not None:
+                server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
