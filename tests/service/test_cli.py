@@ -93,7 +93,9 @@ def test_serve_runs_answers_and_stops_on_sigterm():
                 time.sleep(0.1)
         r = httpx.post(url + "/graphql", json={"query": '{ game(id: "lucky-draw") { name } }'})
         assert r.json() == {"data": {"game": {"name": "Lucky Draw"}}}
-        made = httpx.post(url + "/graphql", json={"query": CREATE_TABLE}).json()["data"]["createTable"]
+        made = httpx.post(url + "/graphql", json={"query": CREATE_TABLE}).json()["data"][
+            "createTable"
+        ]
         token = made["hostToken"]
         viewer = httpx.post(
             url + "/graphql",
