@@ -113,6 +113,7 @@ def create_app(
     metrics = Metrics()
     tables = TableService(settings, registry, store, metrics)
     hub = Hub(store, metrics, settings.subscriber_queue)
+    tables.on_commit = hub.local_commit
     services = Services(settings, registry, tables, hub)
     schema = build_schema(registry, settings, metrics)
     graphql = GraphQLApp(services, schema)

@@ -141,6 +141,9 @@ class TableService(BotDriver):
         self.clock = clock
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._init_bots()
+        # Told of every commit this replica makes (the hub delivers it to local
+        # subscribers at once, without reading it back from the store).
+        self.on_commit: Callable[[str, tuple[StoredEvent, ...]], None] | None = None
 
     # -- loading -----------------------------------------------------------------
 
@@ -268,6 +271,8 @@ class TableService(BotDriver):
                 self.metrics.inc("tablestate_commits_total", kind=kind)
                 done = self._remember(replace(new_table, version=result.version), new_state)
                 self._after_commit(done)
+                if self.on_commit is not None:
+                    self.on_commit(table_id, result.events)
                 return done, result.events, extra
             if result.record is not None:
                 current = await self.must_load(table_id)
@@ -445,10 +450,36 @@ class TableService(BotDriver):
         expected_version: int | None = None,
         idempotency_key: str | None = None,
     ) -> tuple[Loaded, tuple[StoredEvent, ...]]:
-        """A player's move, refused in DESIGN.md's order."""
+        """A player's move, refused in DESIGN.md's order.
+
+        The table this replica last saw is tried first, without reading it again: the
+        commit's version check catches a stale copy, and a refusal met on a cached copy is
+        checked again on a fresh one before it is given. So a move costs one round trip
+        to the store on a replica that saw the table's last commit.
+        """
         if viewer is None:
             raise ApiError("UNAUTHENTICATED", "a move needs a seat token")
+        cached = self._cache.get(table_id)
+        if cached is not None:
+            try:
+                return await self._move(viewer, cached, game_id, move, expected_version,
+                                        idempotency_key)  # fmt: skip
+            except ApiError as exc:
+                if exc.code == "UNAVAILABLE":
+                    raise
         loaded = await self.must_load(table_id)
+        return await self._move(viewer, loaded, game_id, move, expected_version, idempotency_key)
+
+    async def _move(
+        self,
+        viewer: Viewer,
+        loaded: Loaded,
+        game_id: str | None,
+        move: Move,
+        expected_version: int | None,
+        idempotency_key: str | None,
+    ) -> tuple[Loaded, tuple[StoredEvent, ...]]:
+        table_id = loaded.table.id
         if viewer.table_id != table_id or viewer.seat is None:
             raise ApiError("FORBIDDEN", "only a seated player may move")
         seat = viewer.seat
@@ -463,7 +494,7 @@ class TableService(BotDriver):
             if record is not None:
                 if record.move_hash != idem.move_hash:
                     raise ApiError("BAD_INPUT", "this idempotency key was used for another move")
-                return loaded, record.events
+                return await self.must_load(table_id), record.events
         if loaded.table.status != eng.PLAYING:
             raise ApiError("TABLE_NOT_PLAYING", "the table is not playing")
         if game_id != loaded.game.id:

@@ -100,5 +100,5 @@ def finish(state: State, rng: Rng) -> tuple[State, list[Event]]:
         state, phase=OVER, final_queue=(), winners=tuple(sorted(tied)), rolloffs=tuple(rounds)
     )
     scores = [{"seat": p.seat, "score": p.score} for p in state.players]
-    events.append(Event("game.finished", {"winners": list(state.winners), "scores": scores}))
+    events.append(Event("game.scored", {"winners": list(state.winners), "scores": scores}))
     return state, events

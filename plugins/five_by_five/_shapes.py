@@ -51,6 +51,15 @@ OPTIONS: Final[Mapping[str, Any]] = {
             "default": 4,
             "description": "Action cards dealt to each player and refilled to.",
         },
+        "prefilledSquares": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": SIZE * SIZE - 1,
+            "default": 0,
+            "description": "Squares filled at setup with random dice from the supply (the "
+            "table's seeded generator), to shorten a game for demos and tests; 0, the "
+            "default, plays the real game.",
+        },
         "objectiveHandSize": {
             "type": "integer",
             "minimum": 1,

@@ -94,6 +94,6 @@ class Table:
         choices = {hand}
         for answer in self.rules.hook.five_by_five_forfeit_discards(hand=list(hand)):
             for choice in answer:
-                if _cards.is_sub_multiset(choice, hand):
+                if choice and _cards.is_sub_multiset(choice, hand):
                     choices.add(sort_actions(choice))
         return sorted(choices, key=lambda c: (len(c), c))

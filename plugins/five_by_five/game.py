@@ -25,7 +25,9 @@ from plugins.five_by_five.rules import (
     REGULAR_IDS,
     SIZE,
     SPECIAL_IDS,
+    SQUARES,
     Line,
+    die,
     satisfied_objectives,
 )
 from plugins.five_by_five.schema import FiveByFiveMoveInput, FiveByFiveState
@@ -33,6 +35,7 @@ from plugins.five_by_five.state import (
     OVER,
     TURN,
     Config,
+    Grid,
     Player,
     State,
     decode,
@@ -58,8 +61,8 @@ GAME_ID: Final = "five-by-five"
 MAX_FIRST_ROLLS: Final = 50
 
 EVENT_TYPES: Final = (
-    "game.started",
     "hand.dealt",
+    "board.prefilled",
     "decks.ready",
     "first.rolled",
     "first.player",
@@ -80,7 +83,7 @@ EVENT_TYPES: Final = (
     "final.started",
     "player.finished",
     "rolloff.rolled",
-    "game.finished",
+    "game.scored",
 )
 
 
@@ -123,21 +126,43 @@ def _first_player(seats: Sequence[int], rng: Rng) -> tuple[int, list[Event]]:
     return tied[0], events
 
 
+def _prefill(count: int, rng: Rng) -> tuple[Grid, tuple[int, ...], list[Event]]:
+    """The board and supply with ``count`` random dice from the supply on random squares
+    (option ``prefilledSquares``); no chance step at all for 0, the real game."""
+    board: list[list[str | None]] = [[None] * SIZE for _ in range(SIZE)]
+    supply = [DICE_PER_COLOR] * len(COLORS)
+    events: list[Event] = []
+    if count:
+        colors = rng.shuffle([c for c in COLORS for _ in range(DICE_PER_COLOR)])[:count]
+        squares = rng.shuffle(SQUARES)[:count]
+        values = rng.roll(count)
+        placed = []
+        for (r, c), color, value in zip(squares, colors, values, strict=True):
+            board[r][c] = die(color, value)
+            supply[COLORS.index(color)] -= 1
+            placed.append({"square": {"row": r, "col": c}, "die": board[r][c]})
+        events.append(Event("board.prefilled", {"dice": placed}))
+    return tuple(tuple(row) for row in board), tuple(supply), events
+
+
 def setup(ctx: SetupContext) -> tuple[State, list[Event]]:
-    """Deal the action and objective hands, lay out the decks and roll for the first player."""
+    """Deal the action and objective hands, lay out the decks, pre-fill squares if the
+    table asks for it and roll for the first player."""
     opts, rng, seats = ctx.options, ctx.rng, ctx.seats
     config = _config(opts, ctx.rules)
     actions = [card for card, n in ACTION_COUNTS.items() for _ in range(n)]
     hands, rest = _deal(rng.shuffle(actions), len(seats), config.action_hand_size)
     objectives = [oid for oid in REGULAR_IDS for _ in range(opts["objectiveCounts"][oid])]
     held, deck = _deal(rng.shuffle(objectives), len(seats), config.objective_hand_size)
-    events = [Event("game.started", {"seats": list(seats)})]
+    events: list[Event] = []
     for seat, hand, objs in zip(seats, hands, held, strict=True):
         data: dict[str, Any] = {"actionCount": len(hand), "objectiveCount": len(objs)}
         if config.open_objectives:
             data["objectives"] = list(sort_objectives(objs))
         private = {"actions": list(sort_actions(hand)), "objectives": list(sort_objectives(objs))}
         events.append(Event("hand.dealt", data, seat=seat, private={seat: private}))
+    board, supply, prefilled = _prefill(opts["prefilledSquares"], rng)
+    events += prefilled
     first, rolled = _first_player(seats, rng)
     events += rolled
     start = seats.index(first)
@@ -150,8 +175,8 @@ def setup(ctx: SetupContext) -> tuple[State, list[Event]]:
             )
             for i in order
         ),
-        board=tuple((None,) * SIZE for _ in range(SIZE)),
-        supply=(DICE_PER_COLOR,) * len(COLORS),
+        board=board,
+        supply=supply,
         out=(0,) * len(COLORS),
         decks=_cards.split_decks(rest),
         action_discard=(),

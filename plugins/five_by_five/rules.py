@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final, TypeAlias
 
 Square: TypeAlias = tuple[int, int]
@@ -324,8 +325,19 @@ def satisfied_objectives(
         lines: the lines that count for line objectives (rows and columns by default;
             pass ``LINES + DIAGONALS`` for the diagonal-lines house rule).
     """
+    if isinstance(board, tuple) and all(isinstance(row, tuple) for row in board):
+        return set(_satisfied_cached(board, each_color_min, tuple(lines)))
+    return set(_satisfied(board, each_color_min, lines))
+
+
+def _satisfied(board: Board, each_color_min: int, lines: Sequence[Line]) -> frozenset[str]:
     grid = _Grid(board, each_color_min, lines)
-    return {oid for oid, test in _TESTS.items() if test(grid)}
+    return frozenset(oid for oid, test in _TESTS.items() if test(grid))
+
+
+# Views and legal moves ask again and again about the same board; a state's board is a
+# tuple of tuples, so the answer is remembered (a pure function of its arguments).
+_satisfied_cached = lru_cache(maxsize=4096)(_satisfied)
 
 
 def satisfied_among(

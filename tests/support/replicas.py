@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -96,11 +97,26 @@ def replicas(env: dict[str, str], n: int) -> Iterator[list[Replica]]:
             r.stop()
 
 
+def cluster_port() -> int:
+    """A free port whose cluster bus port (port + 10000) is free and valid too."""
+    for _ in range(100):
+        port = free_port()
+        if port + 10000 > 65535:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port + 10000))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
+
+
 class RedisProcess:
     """A redis-server of the test's own, in a folder that survives its restarts."""
 
-    def __init__(self, folder: Path, *args: str) -> None:
-        self.port = free_port()
+    def __init__(self, folder: Path, *args: str, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.folder = folder
         self.args = args
         self.url = f"redis://127.0.0.1:{self.port}/0"
@@ -112,15 +128,19 @@ class RedisProcess:
             "--dir", str(self.folder), "--save", "", *self.args,
         ]  # fmt: skip
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis(port=self.port)
-        for _ in range(200):
-            try:
-                if client.ping():
-                    break
-            except redis.ConnectionError:
-                time.sleep(0.02)
-        client.close()
-        return self
+        client = redis.Redis(port=self.port, socket_timeout=0.5, socket_connect_timeout=0.5)
+        try:
+            for _ in range(250):
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"redis-server on port {self.port} exited at start")
+                try:
+                    if client.ping():
+                        return self
+                except (redis.ConnectionError, redis.TimeoutError):
+                    time.sleep(0.02)
+            raise RuntimeError(f"redis-server on port {self.port} did not answer")
+        finally:
+            client.close()
 
     def kill(self) -> None:
         assert self.proc is not None

@@ -6,12 +6,13 @@ import asyncio
 import contextlib
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from support.lucky import START, TABLE
-from support.replicas import RedisProcess, replica_env, replicas
+from support.replicas import RedisProcess, cluster_port, replica_env, replicas
 
 from .test_replicas import EVENTS, MOVE, client, follow, new_table, play
 
@@ -25,7 +26,7 @@ def cluster(folder: Path) -> Iterator[str]:
             nodes.append(
                 RedisProcess(
                     folder / str(i), "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                    "--appendonly", "no",
+                    "--appendonly", "no", port=cluster_port(),
                 ).start()
             )  # fmt: skip
         addresses = [f"127.0.0.1:{n.port}" for n in nodes]
@@ -51,7 +52,7 @@ def cluster(folder: Path) -> Iterator[str]:
             ).stdout
             if "cluster_state:ok" in info:
                 break
-            subprocess.run(["sleep", "0.1"])
+            time.sleep(0.1)
         yield nodes[0].url
     finally:
         for n in nodes:

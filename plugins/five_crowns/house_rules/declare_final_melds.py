@@ -16,6 +16,7 @@ RULE: Final = HouseRuleDef(
     "every card they keep counts, and a plain discard lays nothing down. By default the "
     "engine lays down the best arrangement for them (FC-12 inverted).",
     min_players=2,
+    conflicts_with=(),  # none: it combines with every other rule
 )
 
 

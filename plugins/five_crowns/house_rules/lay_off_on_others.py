@@ -17,6 +17,7 @@ RULE: Final = HouseRuleDef(
     "suit that extend it, wilds on any book or on a run shorter than 11. The engine's "
     "last-turn scoring counts lay-offs too. The player who went out has no turn to do it.",
     min_players=2,
+    conflicts_with=(),  # none: it combines with every other rule
 )
 
 

@@ -15,6 +15,7 @@ RULE: Final = HouseRuleDef(
     description="Every book and run needs at least one natural (non-wild) card; a card of "
     "the wild rank is always wild, so three 7s in the 7s round are not a meld (FC-7). "
     "Applies to going out, last turns, lay-offs and the solo piles.",
+    conflicts_with=(),  # none: it combines with every other rule
 )
 
 

@@ -15,6 +15,7 @@ RULE: Final = HouseRuleDef(
     description="A card taken from the discard pile may not be discarded in the same turn "
     "(nor its twin, which it cannot be told from), going out and laying down included.",
     min_players=2,
+    conflicts_with=(),  # none: it combines with every other rule
 )
 
 

@@ -15,6 +15,7 @@ RULE: Final = HouseRuleDef(
     description="When the stock runs out, the whole discard pile (top card included) is "
     "shuffled into a new stock, so the next player must draw from it (FC-5 inverted).",
     min_players=2,
+    conflicts_with=(),  # none: it combines with every other rule
 )
 
 

@@ -15,6 +15,7 @@ RULE: Final = HouseRuleDef(
     description="With exactly 2 players, play with one deck: 58 cards (each card once, 3 jokers).",
     min_players=2,
     max_players=2,
+    conflicts_with=(),  # none: it combines with every other rule
 )
 
 

@@ -14,6 +14,7 @@ RULE: Final = HouseRuleDef(
     name="Wilds may not outnumber naturals",
     description="Every book and run holds at most as many wild cards as natural ones (so at "
     "least one natural). Applies to going out, last turns, lay-offs and the solo piles.",
+    conflicts_with=(),  # none: it combines with every other rule
 )
 
 

@@ -68,6 +68,13 @@ class CheckedDriver(GameDriver):
         return events
 
 
+def random_move(moves: list[Move], chooser: random.Random) -> Move:
+    """A random legal move: a kind of move first, then one of that kind, so that the many
+    ways to forfeit (every part of a hand) do not crowd out play."""
+    kind = chooser.choice(sorted({next(iter(m)) for m in moves}))
+    return chooser.choice([m for m in moves if kind in m])
+
+
 def play_random(players, rules=(), seed="s", options=None, every=0, bots=()) -> CheckedDriver:
     d = CheckedDriver(
         GAME,
@@ -89,7 +96,7 @@ def play_random(players, rules=(), seed="s", options=None, every=0, bots=()) -> 
             move = GAME.bot(d.state, seat, bot_rng, d.rules)
             assert move in moves, move
         else:
-            move = chooser.choice(moves)
+            move = random_move(moves, chooser)
         d.move(seat, move)
     result = d.result()
     assert result is not None, "the game did not end"
@@ -164,6 +171,12 @@ def test_options_in_play() -> None:
         "objectivePoints": {"square-distinct-numbers": 7},
     }
     play_random(3, seed="options", options=options)
+
+
+@pytest.mark.parametrize("players, prefilled", [(2, 12), (4, 24)], ids=["2p-12", "4p-24"])
+def test_games_from_a_prefilled_board(players: int, prefilled: int) -> None:
+    d = play_random(players, seed=f"prefill-{prefilled}", options={"prefilledSquares": prefilled})
+    assert any(e.type == "board.prefilled" for e in d.events)
 
 
 def test_same_seed_same_game() -> None:

@@ -30,7 +30,7 @@ def test_setup_deals_hands_and_splits_the_decks() -> None:
     assert len(s.objective_deck) == 26 - 9
     assert s.supply == (10, 10, 10, 10) and s.phase == TURN and s.turn == 1
     check_conservation(s, d.options)
-    assert types(d.events)[:1] == ["game.started"]
+    assert types(d.events)[:1] == ["hand.dealt"]
     assert types(d.events).count("hand.dealt") == 3
     assert types(d.events)[-2:] == ["first.player", "turn.started"]
 
@@ -83,6 +83,43 @@ def test_objective_counts_and_points_are_options() -> None:
     assert d.state.config.points_of("line-all-odd") == 9
     assert d.state.config.points_of("line-all-even") == 3  # the default stays
     check_conservation(d.state, d.options)
+
+
+@pytest.mark.parametrize("count", [0, 1, 12, 24])
+def test_prefilled_squares_shorten_the_game(count: int) -> None:
+    d = GameDriver(GAME, players=3, seed="prefill", options={"prefilledSquares": count})
+    dice = [c for row in d.state.board for c in row if c is not None]
+    assert len(dice) == count
+    check_conservation(d.state, d.options)
+    prefilled = [e for e in d.events if e.type == "board.prefilled"]
+    if count == 0:
+        assert prefilled == [] and d.state.board == GameDriver(GAME, players=3).state.board
+        return
+    (event,) = prefilled
+    assert sorted(x["die"] for x in event.data["dice"]) == sorted(dice)
+    # Seeded: the same seed pre-fills the same squares; the deal is the real game's.
+    again = GameDriver(GAME, players=3, seed="prefill", options={"prefilledSquares": count})
+    assert again.state == d.state
+    real = GameDriver(GAME, players=3, seed="prefill")
+    assert {p.seat: p.actions for p in real.state.players} == {
+        p.seat: p.actions for p in d.state.players
+    }
+
+
+def test_prefilled_board_with_one_square_left_ends_at_the_first_die() -> None:
+    d = arrange(
+        GameDriver(
+            GAME, players=2, seed=FixedRng(ints=[1] * 24 + [6, 1]), options={"prefilledSquares": 24}
+        ),
+        actions={0: ["G"]},
+        objectives={0: [], 1: []},
+    )
+    (empty,) = [(r, c) for r in range(5) for c in range(5) if d.state.board[r][c] is None]
+    # A scripted generator keeps the order: 10 red, 10 yellow and 4 blue dice, row by row.
+    assert empty == (4, 4) and d.state.supply == (0, 0, 6, 10) and d.to_act() == (0,)
+    d.move(0, {"playColor": {"card": "G", "color": "G"}})
+    events = d.move(0, {"place": {"square": sq(*empty)}})
+    assert "board.filled" in types(events) and d.state.phase in (FINAL, OVER)
 
 
 def test_action_deck_is_the_published_sixty() -> None:
@@ -601,7 +638,7 @@ def test_last_square_ends_the_game_with_last_plays_in_order() -> None:
     assert d.to_act() == (1,)
     events = d.move(1, play("playObjective", objective="square-distinct-numbers"))
     # Seat 1 is done, seat 2 has nothing: the game ends at once.
-    assert types(events)[-3:] == ["player.finished", "player.finished", "game.finished"]
+    assert types(events)[-3:] == ["player.finished", "player.finished", "game.scored"]
     assert d.state.phase == OVER and d.to_act() == ()
     r = d.result()
     assert r.winners == (0,) and r.scores == {0: 5, 1: 1, 2: 0}
@@ -620,7 +657,7 @@ def test_done_ends_the_last_plays_early() -> None:
     d.move(0, {"done": True})  # leaves the large straight unclaimed
     assert d.to_act() == (1,)
     events = d.move(1, {"done": True})
-    assert types(events) == ["player.finished", "game.finished"]
+    assert types(events) == ["player.finished", "game.scored"]
     assert d.result().winners == (1,) and d.result().scores == {0: 0, 1: 3}
 
 
@@ -659,7 +696,7 @@ def test_winner_and_tie_breaks(scored, dice, winners, rounds) -> None:
     state = replace(d.state, players=seat_scores(*scored))
     state, events = _end.finish(state, FixedRng(ints=dice))
     assert state.winners == winners and len(state.rolloffs) == rounds
-    assert types(events) == ["rolloff.rolled"] * rounds + ["game.finished"]
+    assert types(events) == ["rolloff.rolled"] * rounds + ["game.scored"]
 
 
 PLAIN = "R1 R1 Y2 Y2 B3 / B3 G4 G4 R5 R6 / Y6 Y6 B1 B1 G2 / G2 R3 R3 Y4 Y4 / B5 B5 G6 G6 ."
@@ -679,7 +716,7 @@ def test_roll_off_through_the_last_move() -> None:
     d.move(0, play("playColor", card="G", color="G"))
     events = d.move(0, play("place", square=sq(4, 4)))
     assert not any(o.startswith("special") for o in d.view(None)["boardSatisfies"])
-    assert types(events)[-2:] == ["rolloff.rolled", "game.finished"]
+    assert types(events)[-2:] == ["rolloff.rolled", "game.scored"]
     assert d.result().winners == (1,)
     rolls = d.view(None)["rolloffs"][0]["rolls"]
     assert [(r["seat"], r["total"]) for r in rolls] == [(0, 5), (1, 10)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from functools import cache
+from functools import cache, lru_cache
 
 RANKS = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "C", "D", "T")
@@ -19,37 +19,50 @@ def points(card: str, wild: str) -> int:
 
 
 def ref_is_meld(cards, wild, min_naturals=0, ratio=None) -> bool:
-    """Some assignment of the wilds makes a natural book or run (by trying every one)."""
+    """Some assignment of the wilds makes a natural book or run: the naturals share one
+    rank, or they fit, one suit and no rank twice, in some window of ``len(cards)``
+    consecutive ranks from 3 to K (tried one by one)."""
     if len(cards) < 3:
         return False
     nat = [(VALUE[c[:-1]], c[-1]) for c in cards if c != "JK" and c[:-1] != wild]
     w = len(cards) - len(nat)
     if len(nat) < min_naturals or (ratio is not None and w > ratio * len(nat)):
         return False
-    for rank in range(3, 14):  # a book of this rank
-        if all(r == rank for r, _ in nat):
-            return True
-    for suit in SUITS:  # a run of this suit starting at lo
-        for lo in range(3, 14):
-            hi = lo + len(cards) - 1
-            if hi > 13:
-                break
-            ranks = [r for r, s in nat if s == suit and lo <= r <= hi]
-            if len(ranks) == len(nat) and len(set(ranks)) == len(ranks):
-                return True
-    return False
+    ranks = sorted(r for r, _ in nat)
+    if len(set(ranks)) <= 1:  # a book of that rank (or only wilds)
+        return True
+    if len({s for _, s in nat}) != 1 or len(set(ranks)) != len(ranks):
+        return False
+    return any(
+        lo <= ranks[0] and ranks[-1] <= lo + len(cards) - 1 for lo in range(3, 14 - len(cards) + 1)
+    )
 
 
-def ref_min_leftover(cards, wild, min_naturals=0, ratio=None) -> int:
-    """Subset DP over every submask, each checked with ``ref_is_meld``."""
-    cards = tuple(cards)
+@lru_cache(maxsize=64)
+def _meld_masks(cards: tuple[str, ...], wild: str) -> tuple[tuple[int, int, int], ...]:
+    """Every submask of three cards or more that ``ref_is_meld`` accepts with no limits,
+    with its counts of naturals and wilds (the limits depend on nothing else)."""
     n = len(cards)
-    meld = [False] * (1 << n)
+    out = []
     for mask in range(1, 1 << n):
         if bin(mask).count("1") >= 3:
-            meld[mask] = ref_is_meld(
-                [cards[i] for i in range(n) if mask >> i & 1], wild, min_naturals, ratio
-            )
+            sub = [cards[i] for i in range(n) if mask >> i & 1]
+            if ref_is_meld(sub, wild):
+                nat = sum(1 for c in sub if c != "JK" and c[:-1] != wild)
+                out.append((mask, nat, len(sub) - nat))
+    return tuple(out)
+
+
+def ref_leftovers(cards, wild, min_naturals=0, ratio=None):
+    """The minimum leftover of every sub-multiset of ``cards``, as a function of its mask:
+    every submask of three cards or more is checked with ``ref_is_meld``, then a DP over
+    submasks tries, for the lowest card left, every meld holding it (or leaves it)."""
+    cards = tuple(cards)
+    n = len(cards)
+    by_low: list[list[int]] = [[] for _ in range(n)]  # melds by their lowest card
+    for mask, nat, w in _meld_masks(cards, wild):
+        if nat >= min_naturals and (ratio is None or w <= ratio * nat):
+            by_low[(mask & -mask).bit_length() - 1].append(mask)
 
     @cache
     def f(mask: int) -> int:
@@ -58,18 +71,17 @@ def ref_min_leftover(cards, wild, min_naturals=0, ratio=None) -> int:
         low = mask & -mask
         i = low.bit_length() - 1
         best = points(cards[i], wild) + f(mask ^ low)
-        rest = mask ^ low
-        sub = rest
-        while True:
-            g = sub | low
-            if meld[g]:
+        for g in by_low[i]:
+            if g & mask == g:
                 best = min(best, f(mask ^ g))
-            if not sub:
-                break
-            sub = (sub - 1) & rest
         return best
 
-    return f((1 << n) - 1)
+    return f
+
+
+def ref_min_leftover(cards, wild, min_naturals=0, ratio=None) -> int:
+    """The fewest points left after melding ``cards`` as well as possible."""
+    return ref_leftovers(cards, wild, min_naturals, ratio)((1 << len(cards)) - 1)
 
 
 def random_hand(rng: random.Random, n: int, wild: str, wild_bias: float = 0.0) -> list[str]:

@@ -17,7 +17,7 @@ from service.engine.game import Outcome
 from service.engine.rng import Rng
 from service.engine.ruleset import RuleSet
 from service.plugins import Registry, load
-from service.testing import GameDriver
+from service.testing import FixedRng, GameDriver
 
 RULE_MODULES = (
     "natural_required",
@@ -79,6 +79,44 @@ def driver(
     **options: Any,
 ) -> GameDriver:
     return GameDriver(GAME, players=players, options=options, rules=ruleset(*enabled), seed=seed)
+
+
+def start(
+    hands: Sequence[Sequence[str]],
+    top: str,
+    stock: Sequence[str] = (),
+    enabled: Iterable[str] = (),
+    players: int | Sequence[int] | None = None,
+    shuffles: Sequence[Sequence[str]] = (),
+    ints: Sequence[int] = (),
+    copies: int = 2,
+    **options: Any,
+) -> GameDriver:
+    """A game whose round 1 deals ``hands`` (in deal order: the dealer's left first),
+    turns ``top`` up and has ``stock`` on top of the draw pile."""
+    first = deal_cards(hands, top, stock)
+    rng = FixedRng(shuffles=[stacked(first, copies), *shuffles], ints=ints)
+    return driver(players or len(hands), enabled, seed=rng, **options)
+
+
+def draw(source: str = "STOCK") -> dict[str, Any]:
+    return {"draw": {"source": source}}
+
+
+def discard(card: str) -> dict[str, Any]:
+    return {"discard": {"card": card}}
+
+
+def go_out(melds: Sequence[Sequence[str]], card: str) -> dict[str, Any]:
+    return {"goOut": {"melds": [list(m) for m in melds], "discard": card}}
+
+
+def lay_down(melds: Sequence[Sequence[str]], card: str) -> dict[str, Any]:
+    return {"layDown": {"melds": [list(m) for m in melds], "discard": card}}
+
+
+def lay_off(cards: Sequence[str], meld: int) -> dict[str, Any]:
+    return {"layOff": {"cards": list(cards), "meld": meld}}
 
 
 def table_deck(enabled: Iterable[str], players: int) -> Counter[str]:

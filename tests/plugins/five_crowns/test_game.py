@@ -23,29 +23,14 @@ from .support import (
     SINGLE_DECK,
     WHOLE_DISCARD,
     deal_cards,
+    discard,
+    draw,
     driver,
+    go_out,
     registry,
     stacked,
+    start,
 )
-
-
-def start(hands, top, stock=(), enabled=(), players=None, shuffles=(), ints=(), **opts):
-    """A game whose round 1 deals ``hands`` (in deal order: the dealer's left first)."""
-    first = deal_cards(hands, top, stock)
-    rng = FixedRng(shuffles=[stacked(first), *shuffles], ints=ints)
-    return driver(players or len(hands), enabled, seed=rng, **opts)
-
-
-def draw(source="STOCK"):
-    return {"draw": {"source": source}}
-
-
-def discard(card):
-    return {"discard": {"card": card}}
-
-
-def go_out(melds, card):
-    return {"goOut": {"melds": melds, "discard": card}}
 
 
 def types(events):

@@ -18,6 +18,7 @@ from .reference import (
     random_hand,
     ref_extend_ok,
     ref_is_meld,
+    ref_leftovers,
     ref_min_leftover,
     ref_min_leftover_table,
     suited_hand,
@@ -288,10 +289,11 @@ def _random_case(rng: random.Random, size: int) -> tuple[list[str], str]:
 
 
 def test_exact_against_brute_force():
-    """3000 hand-and-limit cases of 3 to 9 cards: the solver, its arrangement and the
-    full-meld test agree with a subset DP over every submask."""
+    """3000 random hands of 3 to 9 cards, each under the 4 sets of meld limits: the
+    solver, its arrangement and the full-meld test agree with a subset DP over every
+    submask (``reference.py``)."""
     rng = random.Random(2024)
-    for _ in range(750):
+    for _ in range(3000):
         hand, wild = _random_case(rng, rng.randint(3, 9))
         for mn, ratio in LIMITS:
             expect = ref_min_leftover(hand, wild, mn, ratio)
@@ -309,6 +311,25 @@ def test_exact_against_brute_force():
             assert all(ref_is_meld(m.cards, wild, mn, ratio) for m in best.melds)
 
 
+def test_can_go_out_against_brute_force():
+    """1500 random hands after the draw (4 to 10 cards), every discard, under the 4 sets
+    of meld limits: ``can_go_out`` and ``go_out_discards`` say yes exactly when the
+    reference melds the other cards completely."""
+    rng = random.Random(4048)
+    for _ in range(1500):
+        hand, wild = _random_case(rng, rng.randint(4, 10))
+        for mn, ratio in LIMITS:
+            kw = {"min_naturals": mn, "max_wilds_per_natural": ratio}
+            left = ref_leftovers(hand, wild, mn, ratio)
+            outs = []
+            for d in rules.sort_cards(set(hand)):
+                ok = left(((1 << len(hand)) - 1) ^ (1 << hand.index(d))) == 0
+                assert rules.can_go_out(hand, wild, d, **kw) is ok, (hand, wild, d, mn, ratio)
+                if ok:
+                    outs.append(d)
+            assert rules.go_out_discards(hand, wild, MeldLimits(mn, ratio)) == tuple(outs)
+
+
 def test_go_out_discards_match_can_go_out():
     rng = random.Random(7)
     for _ in range(200):
@@ -318,6 +339,23 @@ def test_go_out_discards_match_can_go_out():
         assert listed == tuple(
             d for d in rules.sort_cards(set(hand)) if rules.can_go_out(hand, wild, d)
         )
+
+
+def test_round_eleven_turns_against_brute_force():
+    """Whole round-11 turns (14 cards, K wild), ordinary and wild-heavy: the 13-card
+    leftover and every discard's going out, under the 4 sets of meld limits, against the
+    reference (2^14 submasks each, so only a few dozen hands)."""
+    rng = random.Random(1111)
+    for i in range(24):
+        hand = random_hand(rng, 14, "K", (0.0, 0.15, 0.3)[i % 3])
+        full = (1 << 14) - 1
+        for mn, ratio in LIMITS:
+            kw = {"min_naturals": mn, "max_wilds_per_natural": ratio}
+            left = ref_leftovers(hand, "K", mn, ratio)
+            assert rules.min_leftover(hand[:13], "K", **kw) == left(full >> 1), (hand, mn, ratio)
+            for d in set(hand):
+                ok = left(full ^ (1 << hand.index(d))) == 0
+                assert rules.can_go_out(hand, "K", d, **kw) is ok, (hand, d, mn, ratio)
 
 
 def _table(rng: random.Random, wild: str, limits: MeldLimits) -> list[rules.Meld]:
@@ -410,7 +448,7 @@ def test_hard_hands_are_fast(hand):
 
 def test_random_round_eleven_turns_are_fast():
     """The issue's budget (0.5 ms median), with 4x slack for a busy machine; the
-    measurement itself is ``bench_meld.py`` beside this file."""
+    measurement itself is ``bench/five_crowns_meld.py``."""
     rng = random.Random(5)
     times = []
     for _ in range(300):

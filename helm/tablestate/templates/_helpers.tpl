@@ -1,0 +1,110 @@
+{{/* The chart's name (nameOverride wins). */}}
+{{- define "tablestate.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The release's full name: the prefix of every object's name. */}}
+{{- define "tablestate.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "tablestate.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels of every object. */}}
+{{- define "tablestate.labels" -}}
+helm.sh/chart: {{ include "tablestate.chart" . }}
+app.kubernetes.io/name: {{ include "tablestate.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/part-of: tablestate
+{{- if .Chart.AppVersion }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- end }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/* Selector of the service's pods (the component keeps the bundled Redis out). */}}
+{{- define "tablestate.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "tablestate.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: server
+{{- end }}
+
+{{- define "tablestate.redis.fullname" -}}
+{{- printf "%s-redis" (include "tablestate.fullname" . | trunc 57 | trimSuffix "-") }}
+{{- end }}
+
+{{- define "tablestate.redis.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "tablestate.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: redis
+{{- end }}
+
+{{- define "tablestate.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "tablestate.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* repository:tag, or repository@digest. */}}
+{{- define "tablestate.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/* The Secret holding REDIS_URL and TABLESTATE_SECRET: the user's or the chart's. */}}
+{{- define "tablestate.secretName" -}}
+{{- default (include "tablestate.fullname" .) .Values.existingSecret.name }}
+{{- end }}
+
+{{/* The URL of the bundled Redis. */}}
+{{- define "tablestate.redis.url" -}}
+{{- printf "redis://%s:6379/0" (include "tablestate.redis.fullname" .) }}
+{{- end }}
+
+{{/*
+A setting as the service reads it: whole numbers without an exponent (Helm reads numbers
+in values files as floats, and 604800 would otherwise print as 6.048e+05).
+*/}}
+{{- define "tablestate.envValue" -}}
+{{- if and (kindIs "float64" .) (eq . (floor .)) }}
+{{- int64 . | toString }}
+{{- else }}
+{{- toString . }}
+{{- end }}
+{{- end }}
+
+{{/* Settings that cannot work together: refuse them at render time, naming the fix. */}}
+{{- define "tablestate.validate" -}}
+{{- $redis := .Values.redis }}
+{{- if and $redis.bundled.enabled $redis.url }}
+{{- fail "redis.url and redis.bundled.enabled exclude each other: use one Redis" }}
+{{- end }}
+{{- if and $redis.bundled.enabled $redis.cluster }}
+{{- fail "redis.cluster needs a Redis Cluster; the bundled Redis is a single server" }}
+{{- end }}
+{{- if not (or $redis.bundled.enabled $redis.url .Values.existingSecret.name) }}
+{{- fail "Tablestate needs Redis: set redis.url (an external Redis), existingSecret.name (a Secret holding REDIS_URL), or redis.bundled.enabled=true (for trying it out)" }}
+{{- end }}
+{{- if not (or .Values.secret .Values.existingSecret.name) }}
+{{- fail "set secret (TABLESTATE_SECRET: a long random string, the same for the life of the tables, e.g. openssl rand -hex 32) or existingSecret.name" }}
+{{- end }}
+{{- if and .Values.autoscaling.enabled (gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
+{{- fail "autoscaling.minReplicas must not exceed autoscaling.maxReplicas" }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,429 @@
+"""The Helm chart, rendered and linted by a real helm (`helm lint`, `helm template`), every
+manifest parsed and checked. Without helm on PATH these tests say so and are skipped:
+nothing here imitates helm."""
+
+from __future__ import annotations
+
+import base64
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+CHART = REPO / "helm" / "tablestate"
+RELEASE = "ts"
+FULLNAME = "ts-tablestate"
+# The stable API of each kind (none deprecated in Kubernetes 1.25 and later).
+API_VERSIONS = {
+    "ServiceAccount": "v1",
+    "Secret": "v1",
+    "ConfigMap": "v1",
+    "Service": "v1",
+    "Pod": "v1",
+    "Deployment": "apps/v1",
+    "StatefulSet": "apps/v1",
+    "HorizontalPodAutoscaler": "autoscaling/v2",
+    "PodDisruptionBudget": "policy/v1",
+    "Ingress": "networking.k8s.io/v1",
+    "HTTPRoute": "gateway.networking.k8s.io/v1",
+    "ServiceMonitor": "monitoring.coreos.com/v1",
+}
+NAMESPACE = "games"
+SECRET = "a-long-random-test-secret"
+REDIS_URL = "redis://redis.example:6379/0"
+BASE = ["--set", f"secret={SECRET}", "--set", f"redis.url={REDIS_URL}"]
+FULL = [
+    "--set", f"secret={SECRET}",
+    "--set", "redis.bundled.enabled=true",
+    "--set", "ingress.enabled=true",
+    "--set", "ingress.className=nginx",
+    "--set", "ingress.tls[0].secretName=ts-tls",
+    "--set", "ingress.tls[0].hosts[0]=tablestate.example.com",
+    "--set", "httpRoute.enabled=true",
+    "--set", "autoscaling.enabled=true",
+    "--set", "autoscaling.maxReplicas=7",
+    "--set", "serviceMonitor.enabled=true",
+    "--set", "allowedOrigins={https://play.example.com,https://tv.example.com}",
+    "--set", "config.TABLESTATE_BOT_DELAY=0.5",
+    "--set", "config.TABLESTATE_GRAPHIQL=false",
+    "--set", "image.digest=sha256:" + "b" * 64,
+]  # fmt: skip
+# A values file as well: helm reads its numbers as floats (604800 must stay 604800).
+FULL_VALUES = """
+config:
+  TABLESTATE_IDLE_TTL: 604800
+  TABLESTATE_REDIS_TIMEOUT: 1.5
+  TABLESTATE_LOG_LEVEL: warning
+resources:
+  requests: {cpu: 500m, memory: 300Mi}
+"""
+
+
+@pytest.fixture(scope="module")
+def helm(tool) -> str:
+    return tool("helm", "the Helm chart (helm lint, helm template)")
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory) -> list[str]:
+    values = tmp_path_factory.mktemp("values") / "full.yaml"
+    values.write_text(FULL_VALUES)
+    return [*FULL, "-f", str(values)]
+
+
+class Rendered:
+    """The manifests of one `helm template`, by kind and name, with their source file."""
+
+    def __init__(self, text: str) -> None:
+        self.docs: list[dict[str, Any]] = []
+        self.sources: dict[tuple[str, str], str] = {}
+        for chunk in text.split("\n---"):
+            doc = yaml.safe_load(chunk)
+            if not doc:
+                continue
+            source = next(
+                (ln.split("templates/", 1)[1] for ln in chunk.splitlines() if "# Source:" in ln),
+                "?",
+            )
+            key = (doc["kind"], doc["metadata"]["name"])
+            assert key not in self.sources, f"{key} rendered twice"
+            self.docs.append(doc)
+            self.sources[key] = source
+
+    def kinds(self) -> set[str]:
+        return {d["kind"] for d in self.docs}
+
+    def get(self, kind: str, name: str = FULLNAME) -> dict[str, Any]:
+        found = [d for d in self.docs if d["kind"] == kind and d["metadata"]["name"] == name]
+        assert found, f"no {kind} {name}; have {sorted(self.sources)}"
+        return found[0]
+
+
+def sets(*assignments: str) -> list[str]:
+    return [word for a in assignments for word in ("--set", a)]
+
+
+def template(helm: str, *args: str) -> Rendered:
+    done = subprocess.run(
+        [helm, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return Rendered(done.stdout)
+
+
+def refused(helm: str, *args: str) -> str:
+    done = subprocess.run(
+        [helm, "template", RELEASE, str(CHART), *args], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0, f"helm rendered what it should refuse: {args}"
+    return done.stderr
+
+
+def container(deploy: dict[str, Any]) -> dict[str, Any]:
+    (c,) = deploy["spec"]["template"]["spec"]["containers"]
+    return c
+
+
+def env_of(c: dict[str, Any]) -> dict[str, Any]:
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in c["env"]}
+
+
+def check_common(r: Rendered) -> None:
+    """What every manifest of the release carries."""
+    for doc in r.docs:
+        meta = doc["metadata"]
+        assert meta["name"].startswith(FULLNAME), meta["name"]
+        labels = meta["labels"]
+        assert labels["app.kubernetes.io/name"] == "tablestate", doc["kind"]
+        assert labels["app.kubernetes.io/instance"] == RELEASE
+        assert labels["app.kubernetes.io/managed-by"] == "Helm"
+        assert labels["helm.sh/chart"] == "tablestate-0.1.0"
+        assert labels["app.kubernetes.io/component"] in ("server", "redis", "test")
+        assert doc["apiVersion"] in API_VERSIONS[doc["kind"]], doc["apiVersion"]
+
+
+def check_server_pods(r: Rendered) -> dict[str, Any]:
+    """The Deployment's pods: probes, security, shutdown, and selectors that find them."""
+    deploy = r.get("Deployment")
+    spec = deploy["spec"]
+    pod = spec["template"]
+    pod_labels = pod["metadata"]["labels"]
+    selector = spec["selector"]["matchLabels"]
+    assert selector.items() <= pod_labels.items()
+    assert selector["app.kubernetes.io/component"] == "server"
+    assert r.get("Service")["spec"]["selector"] == selector
+    assert r.get("PodDisruptionBudget")["spec"]["selector"]["matchLabels"] == selector
+
+    ps = pod["spec"]
+    assert ps["automountServiceAccountToken"] is False
+    assert ps["serviceAccountName"] == FULLNAME
+    assert ps["securityContext"]["runAsNonRoot"] is True
+    assert ps["securityContext"]["runAsUser"] == 10001
+    assert ps["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert ps["terminationGracePeriodSeconds"] == 30
+
+    c = container(deploy)
+    assert c["command"] == [
+        "tablestate", "serve", "--host", "0.0.0.0", "--port", "8000", "--workers", "1",
+    ]  # fmt: skip
+    assert c["ports"] == [{"name": "http", "containerPort": 8000, "protocol": "TCP"}]
+    assert c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    assert c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
+    assert c["startupProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    assert c["livenessProbe"]["periodSeconds"] == 10
+    assert c["lifecycle"]["preStop"] == {"exec": {"command": ["sleep", "5"]}}
+    sc = c["securityContext"]
+    assert sc["readOnlyRootFilesystem"] is True
+    assert sc["allowPrivilegeEscalation"] is False
+    assert sc["runAsNonRoot"] is True
+    assert sc["capabilities"] == {"drop": ["ALL"]}
+    assert c["resources"]["limits"] == {"memory": "512Mi"}
+    assert {"name": "tmp", "mountPath": "/tmp"} in c["volumeMounts"]
+    assert {"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}} in ps["volumes"]
+    assert c["envFrom"] == [{"configMapRef": {"name": FULLNAME}}]
+    assert env_of(c)["TABLESTATE_PORT"] == "8000"
+    annotations = pod["metadata"]["annotations"]
+    assert len(annotations["checksum/config"]) == 64
+    return deploy
+
+
+def test_helm_lint_passes_strict(helm, full):
+    for args in (BASE, full):
+        done = subprocess.run(
+            [helm, "lint", str(CHART), "--strict", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "0 chart(s) failed" in done.stdout
+
+
+def test_default_release_with_an_external_redis(helm):
+    r = template(helm, *BASE)
+    check_common(r)
+    assert r.kinds() == {
+        "ServiceAccount", "Secret", "ConfigMap", "Service", "Deployment",
+        "PodDisruptionBudget", "Pod",
+    }  # fmt: skip
+    deploy = check_server_pods(r)
+    assert deploy["spec"]["replicas"] == 2
+    assert deploy["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+    c = container(deploy)
+    assert c["image"] == "tablestate:0.1.0"
+    assert c["resources"]["requests"] == {"cpu": "250m", "memory": "256Mi"}
+    env = env_of(c)
+    assert env["REDIS_URL"] == {"secretKeyRef": {"name": FULLNAME, "key": "REDIS_URL"}}
+    assert env["TABLESTATE_SECRET"] == {
+        "secretKeyRef": {"name": FULLNAME, "key": "TABLESTATE_SECRET"}
+    }
+    assert "checksum/secret" in deploy["spec"]["template"]["metadata"]["annotations"]
+
+    secret = r.get("Secret")
+    assert secret["type"] == "Opaque"
+    decoded = {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}
+    assert decoded == {"TABLESTATE_SECRET": SECRET, "REDIS_URL": REDIS_URL}
+
+    config = r.get("ConfigMap")["data"]
+    assert config == {
+        "TABLESTATE_ALLOWED_ORIGINS": "",
+        "TABLESTATE_REDIS_CLUSTER": "false",
+        "TABLESTATE_LOG_LEVEL": "info",
+    }
+    service = r.get("Service")["spec"]
+    assert service["type"] == "ClusterIP"
+    assert service["ports"] == [
+        {"name": "http", "port": 80, "targetPort": "http", "protocol": "TCP"}
+    ]
+    assert r.get("PodDisruptionBudget")["spec"]["maxUnavailable"] == 1
+    assert r.get("ServiceAccount")["automountServiceAccountToken"] is False
+
+    test_pod = r.get("Pod", f"{FULLNAME}-test")
+    assert test_pod["metadata"]["annotations"]["helm.sh/hook"] == "test"
+    (check,) = test_pod["spec"]["containers"]
+    assert check["securityContext"]["readOnlyRootFilesystem"] is True
+    assert f"http://{FULLNAME}:80" in check["command"][-1]
+    assert "/readyz" in check["command"][-1] and "games" in check["command"][-1]
+
+
+def test_every_option_on_with_the_bundled_redis(helm, full):
+    r = template(helm, *full)
+    check_common(r)
+    assert r.kinds() == {
+        "ServiceAccount", "Secret", "ConfigMap", "Service", "Deployment", "StatefulSet",
+        "HorizontalPodAutoscaler", "PodDisruptionBudget", "Ingress", "HTTPRoute",
+        "ServiceMonitor", "Pod",
+    }  # fmt: skip
+    templates = {p.name for p in (CHART / "templates").rglob("*.yaml")}
+    assert {Path(s).name for s in r.sources.values()} == templates, "a template never rendered"
+
+    deploy = check_server_pods(r)
+    assert "replicas" not in deploy["spec"], "the HPA owns the replica count"
+    c = container(deploy)
+    assert c["image"] == "tablestate@sha256:" + "b" * 64
+    assert c["resources"]["requests"] == {"cpu": "500m", "memory": "300Mi"}
+    redis_name = f"{FULLNAME}-redis"
+    assert env_of(c)["REDIS_URL"] == f"redis://{redis_name}:6379/0"
+    secret = r.get("Secret")
+    assert set(secret["data"]) == {"TABLESTATE_SECRET"}
+
+    config = r.get("ConfigMap")["data"]
+    assert config["TABLESTATE_ALLOWED_ORIGINS"] == "https://play.example.com,https://tv.example.com"
+    assert config["TABLESTATE_IDLE_TTL"] == "604800"  # not 6.048e+05
+    assert config["TABLESTATE_BOT_DELAY"] == "0.5"
+    assert config["TABLESTATE_REDIS_TIMEOUT"] == "1.5"
+    assert config["TABLESTATE_LOG_LEVEL"] == "warning"
+    assert config["TABLESTATE_GRAPHIQL"] == "false"
+    assert all(isinstance(v, str) for v in config.values())
+
+    hpa = r.get("HorizontalPodAutoscaler")["spec"]
+    assert hpa["scaleTargetRef"] == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": FULLNAME,
+    }
+    assert (hpa["minReplicas"], hpa["maxReplicas"]) == (2, 7)
+    assert hpa["metrics"][0]["resource"]["name"] == "cpu"
+    assert hpa["metrics"][0]["resource"]["target"]["averageUtilization"] == 70
+
+    ingress = r.get("Ingress")
+    annotations = ingress["metadata"]["annotations"]
+    assert annotations["nginx.ingress.kubernetes.io/proxy-read-timeout"] == "3600"
+    assert annotations["nginx.ingress.kubernetes.io/proxy-send-timeout"] == "3600"
+    assert annotations["haproxy.org/timeout-tunnel"] == "3600s"
+    spec = ingress["spec"]
+    assert spec["ingressClassName"] == "nginx"
+    assert spec["tls"] == [{"hosts": ["tablestate.example.com"], "secretName": "ts-tls"}]
+    (path,) = spec["rules"][0]["http"]["paths"]
+    assert path["backend"] == {"service": {"name": FULLNAME, "port": {"name": "http"}}}
+
+    route = r.get("HTTPRoute")["spec"]
+    assert route["parentRefs"] == [{"name": "gateway"}]
+    assert route["hostnames"] == ["tablestate.example.com"]
+    assert route["rules"][0]["backendRefs"] == [{"name": FULLNAME, "port": 80}]
+
+    monitor = r.get("ServiceMonitor")["spec"]
+    assert monitor["endpoints"] == [
+        {"port": "http", "path": "/metrics", "interval": "30s", "scrapeTimeout": "10s"}
+    ]
+    assert monitor["selector"]["matchLabels"] == deploy["spec"]["selector"]["matchLabels"]
+
+    # The bundled Redis: official image, AOF, a volume, non-root, and out of the selectors.
+    sts = r.get("StatefulSet", redis_name)
+    (rc,) = sts["spec"]["template"]["spec"]["containers"]
+    assert rc["image"] == "redis:7.4-alpine"
+    assert "bitnami" not in yaml.safe_dump(r.docs)
+    args = rc["args"]
+    assert args[args.index("--appendonly") + 1] == "yes"
+    assert args[args.index("--appendfsync") + 1] == "everysec"
+    assert args[args.index("--dir") + 1] == "/data"
+    assert {"name": "data", "mountPath": "/data"} in rc["volumeMounts"]
+    (claim,) = sts["spec"]["volumeClaimTemplates"]
+    assert claim["metadata"]["name"] == "data"
+    assert claim["spec"]["resources"]["requests"]["storage"] == "1Gi"
+    assert rc["readinessProbe"]["exec"]["command"] == ["redis-cli", "ping"]
+    assert rc["securityContext"]["readOnlyRootFilesystem"] is True
+    assert sts["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
+    redis_labels = sts["spec"]["template"]["metadata"]["labels"]
+    assert redis_labels["app.kubernetes.io/component"] == "redis"
+    server_selector = deploy["spec"]["selector"]["matchLabels"]
+    assert not server_selector.items() <= redis_labels.items()
+    redis_service = r.get("Service", redis_name)["spec"]
+    assert redis_service["selector"] == sts["spec"]["selector"]["matchLabels"]
+    assert redis_service["ports"][0]["port"] == 6379
+
+
+def test_bundled_redis_without_persistence_uses_an_empty_dir(helm):
+    r = template(
+        helm, "--set", f"secret={SECRET}", "--set", "redis.bundled.enabled=true",
+        "--set", "redis.bundled.persistence.enabled=false",
+    )  # fmt: skip
+    sts = r.get("StatefulSet", f"{FULLNAME}-redis")
+    assert "volumeClaimTemplates" not in sts["spec"]
+    assert sts["spec"]["template"]["spec"]["volumes"] == [{"name": "data", "emptyDir": {}}]
+
+
+def test_existing_secret_and_a_redis_cluster(helm):
+    r = template(
+        helm,
+        "--set", "existingSecret.name=creds",
+        "--set", "existingSecret.redisUrlKey=url",
+        "--set", "existingSecret.secretKey=seed",
+        "--set", "redis.cluster=true",
+        "--set", "podDisruptionBudget.minAvailable=1",
+        "--set", "replicaCount=3",
+    )  # fmt: skip
+    assert "Secret" not in r.kinds()
+    deploy = r.get("Deployment")
+    assert deploy["spec"]["replicas"] == 3
+    assert "checksum/secret" not in deploy["spec"]["template"]["metadata"]["annotations"]
+    env = env_of(container(deploy))
+    assert env["REDIS_URL"] == {"secretKeyRef": {"name": "creds", "key": "url"}}
+    assert env["TABLESTATE_SECRET"] == {"secretKeyRef": {"name": "creds", "key": "seed"}}
+    assert r.get("ConfigMap")["data"]["TABLESTATE_REDIS_CLUSTER"] == "true"
+    pdb = r.get("PodDisruptionBudget")["spec"]
+    assert pdb["minAvailable"] == 1 and "maxUnavailable" not in pdb
+
+
+def test_a_settings_change_rolls_the_pods(helm):
+    def checksum(*args: str) -> str:
+        deploy = template(helm, *BASE, *args).get("Deployment")
+        return deploy["spec"]["template"]["metadata"]["annotations"]["checksum/config"]
+
+    assert checksum() != checksum("--set", "config.TABLESTATE_LOG_LEVEL=debug")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--set", f"secret={SECRET}"], "Tablestate needs Redis"),
+        (["--set", f"redis.url={REDIS_URL}"], "set secret (TABLESTATE_SECRET"),
+        ([*BASE, "--set", "redis.bundled.enabled=true"], "exclude each other"),
+        (
+            sets(f"secret={SECRET}", "redis.bundled.enabled=true", "redis.cluster=true"),
+            "needs a Redis Cluster",
+        ),
+        (
+            [
+                *BASE,
+                *sets(
+                    "autoscaling.enabled=true",
+                    "autoscaling.minReplicas=5",
+                    "autoscaling.maxReplicas=3",
+                ),
+            ],
+            "must not exceed",
+        ),
+        # values.schema.json, enforced by helm itself:
+        ([*BASE, "--set", "replicaCount=two"], "replicaCount"),
+        ([*BASE, "--set", "config.TABLESTATE_SECRET=oops"], "TABLESTATE_SECRET"),
+        ([*BASE, "--set", "config.TABLESTATE_IDLE_TTL=0"], "TABLESTATE_IDLE_TTL"),
+        ([*BASE, "--set", "image.pullPolicy=Sometimes"], "pullPolicy"),
+        ([*BASE, "--set", "typo=1"], "typo"),
+        ([*BASE, "--kube-version", "1.24.0"], "kubeVersion"),
+    ],
+)
+def test_helm_refuses_what_cannot_work(helm, args, message):
+    assert message in refused(helm, *args)
+
+
+def test_notes_tell_how_to_reach_it(helm):
+    done = subprocess.run(
+        [helm, "install", RELEASE, str(CHART), "--dry-run=client", "--namespace", NAMESPACE,
+         "--set", f"secret={SECRET}", "--set", "redis.bundled.enabled=true",
+         "--set", "redis.bundled.persistence.enabled=false"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    if done.returncode and "cluster unreachable" in done.stderr:
+        pytest.skip(f"this helm needs a cluster for install --dry-run=client: {done.stderr}")
+    assert done.returncode == 0, done.stderr
+    notes = done.stdout.split("NOTES:", 1)[1]
+    assert f"port-forward service/{FULLNAME} 8080:80" in notes
+    assert "NO PERSISTENCE" in notes
+    assert f"helm test {RELEASE}" in notes
