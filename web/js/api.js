@@ -1,0 +1,123 @@
+// Talking to Tablestate: queries and mutations over HTTP, live events over WebSocket with
+// the official graphql-ws client (protocol graphql-transport-ws).
+
+import { createClient } from '../vendor/graphql-ws/client.js';
+
+export class ApiError extends Error {
+  constructor(errors) {
+    super(errors.map((e) => e.message).join('; '));
+    const ext = errors[0]?.extensions || {};
+    this.code = ext.code || 'INTERNAL';
+    this.reason = ext.reason;
+    this.errors = errors;
+  }
+}
+
+const ENDPOINT = new URL('graphql', document.baseURI).href;
+
+// One query or mutation over HTTP; the data, or an ApiError with the server's code.
+export async function request(query, variables = {}, token = undefined) {
+  const headers = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  let body;
+  try {
+    const res = await fetch(ENDPOINT, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+    body = await res.json();
+  } catch (err) {
+    throw new ApiError([{ message: `the server did not answer (${err.message})`, extensions: { code: 'UNAVAILABLE' } }]);
+  }
+  if (body.errors?.length) throw new ApiError(body.errors);
+  return body.data;
+}
+
+const EVENTS = `subscription Follow($tableId: ID!, $after: String) {
+  tableEvents(tableId: $tableId, after: $after) { cursor version type seat at data }
+}`;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Follow a table's events from `after` (null: from its first event), for ever: a dropped
+// connection is retried with backoff, and the subscription resumes from the last cursor
+// seen. graphql-ws sends the subscribe payload again on every retry, so keeping
+// `variables.after` at the newest cursor is all resuming takes.
+//
+// onEvent(event) for each event; onStatus(status, detail) with 'connecting', 'live',
+// 'offline' or 'failed' (a refusal that retrying will not fix, e.g. a bad token).
+export function follow(tableId, token, after, { onEvent, onStatus }) {
+  const variables = { tableId, after: after ?? null };
+  const seen = new Set();
+  let pongTimer;
+  let stopped = false;
+  let dispose = () => {};
+
+  const url = ENDPOINT.replace(/^http/, 'ws');
+  const client = createClient({
+    url,
+    connectionParams: token ? { authToken: token } : {},
+    retryAttempts: Infinity,
+    // 4403: the token was refused; trying again would not change that.
+    shouldRetry: (event) => !(event && event.code === 4403),
+    retryWait: (retries) => sleep(Math.min(250 * 2 ** retries, 8000) + Math.random() * 250),
+    keepAlive: 10_000,
+    on: {
+      connecting: () => onStatus('connecting'),
+      connected: (_socket, _payload, retrying) => onStatus('live', { retrying }),
+      closed: (event) => {
+        clearTimeout(pongTimer);
+        if (!stopped) onStatus('offline', event);
+      },
+      // A socket that stops answering pings is dead: drop it, and the retry resumes.
+      ping: (received) => {
+        if (!received) pongTimer = setTimeout(() => client.terminate(), 5_000);
+      },
+      pong: (received) => {
+        if (received) clearTimeout(pongTimer);
+      },
+    },
+  });
+
+  const subscribe = () => {
+    dispose = client.subscribe(
+      { query: EVENTS, variables },
+      {
+        next: ({ data, errors }) => {
+          if (errors?.length) {
+            onStatus('failed', new ApiError(errors));
+            return;
+          }
+          const event = data.tableEvents;
+          variables.after = event.cursor;
+          if (seen.has(event.cursor)) return;
+          seen.add(event.cursor);
+          onEvent(event);
+        },
+        error: (err) => {
+          if (stopped) return;
+          const errors = Array.isArray(err) ? err : null;
+          const code = errors?.[0]?.extensions?.code;
+          if (errors && code === 'SLOW_CONSUMER') {
+            // The server completed us for falling behind: pick up from the cursor.
+            setTimeout(() => !stopped && subscribe(), 500);
+            return;
+          }
+          onStatus('failed', errors ? new ApiError(errors) : err);
+        },
+        complete: () => {},
+      },
+    );
+  };
+  subscribe();
+
+  return {
+    get cursor() {
+      return variables.after;
+    },
+    // Drop the socket as a network failure would (used by the tests); it comes back.
+    drop: () => client.terminate(),
+    close: () => {
+      stopped = true;
+      dispose();
+      client.dispose();
+    },
+  };
+}
