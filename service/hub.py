@@ -86,8 +86,15 @@ class Hub:
 
     def _announce(self, table_id: str, cursor: str) -> None:
         feed = self._feeds.get(table_id)
-        if feed is not None:
-            feed.wake.set()
+        if feed is None:
+            return
+        if cursor and feed.last is not None:
+            try:
+                if cursor_key(cursor) <= feed.last:
+                    return  # delivered already (this replica's own commit)
+            except BadCursor:
+                pass
+        feed.wake.set()
 
     async def _run(self, feed: _Feed) -> None:
         """Fetch what is new each time the feed is woken, and deliver it."""
