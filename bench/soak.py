@@ -28,7 +28,7 @@ sys.path.append(str(ROOT / "tests"))
 import httpx  # noqa: E402
 from support.replicas import SECRET, RedisProcess, Replica, replica_env  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
-from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.exceptions import WebSocketException  # noqa: E402
 
 from service.config import Settings  # noqa: E402
 from service.engine.replay import replay  # noqa: E402
@@ -60,6 +60,12 @@ async def gql(
         except (httpx.TransportError, json.JSONDecodeError):
             await asyncio.sleep(0.2)
     raise RuntimeError("no replica answered")
+
+
+def _code(msg: dict) -> str | None:
+    payload = msg.get("payload")
+    errors = payload if isinstance(payload, list) else (payload or {}).get("errors") or []
+    return errors[0].get("extensions", {}).get("code") if errors else None
 
 
 class Soak:
@@ -124,14 +130,19 @@ class Soak:
                     for _ in range(drop_after):
                         msg = json.loads(await asyncio.wait_for(ws.recv(), 60))
                         if msg["type"] != "next" or msg["payload"].get("errors"):
-                            raise RuntimeError(f"subscription refused: {msg}")
+                            code = _code(msg)
+                            if code not in ("UNAVAILABLE", "SLOW_CONSUMER"):
+                                raise RuntimeError(f"subscription refused: {msg}")
+                            # what a client does: resubscribe from its cursor
+                            self.stats[f"subscriptions ended with {code}"] += 1
+                            break
                         event = msg["payload"]["data"]["tableEvents"]
                         seen.append(event["cursor"])
                         self.stats["events received"] += 1
                         if event["type"] == "game.finished":
                             return
                     self.stats["subscriber drops"] += 1
-            except (ConnectionClosed, OSError, TimeoutError):
+            except (WebSocketException, OSError, TimeoutError):
                 self.stats["subscriptions cut by restarts"] += 1
                 await asyncio.sleep(0.1)
 
@@ -229,6 +240,7 @@ async def main() -> int:
         env = replica_env(
             args.redis_url,
             args.prefix,
+            TABLESTATE_REDIS_TIMEOUT="2.0",
             TABLESTATE_BOT_DELAY=str(args.bot_delay),
             TABLESTATE_BOT_LEASE="2",
         )

@@ -93,6 +93,15 @@ def now_iso(clock: Callable[[], float]) -> str:
     )
 
 
+def new_table_id() -> str:
+    """A random table id that starts with a letter or digit (so that no command line takes
+    it for an option)."""
+    while True:
+        found = secrets.token_urlsafe(TABLE_ID_BYTES)
+        if found[0].isalnum():
+            return found
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -293,7 +302,7 @@ class TableService(BotDriver):
         game = self.registry.games.get(game_id)
         if game is None:
             raise ApiError("NOT_FOUND", f"no game {game_id[:80]!r}")
-        table_id = secrets.token_urlsafe(TABLE_ID_BYTES)
+        table_id = new_table_id()
         host_token = f"{table_id}.{secrets.token_urlsafe(32)}"
         nonce = secrets.token_hex(16)
         seed = fairness.server_seed(self.settings.secret, table_id, nonce)

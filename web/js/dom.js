@@ -31,10 +31,14 @@ function append(el, children) {
 export function replaceChildren(container, ...children) {
   const active = document.activeElement;
   const key = active && container.contains(active) ? active.dataset.key : undefined;
+  const caret = typeof active?.selectionStart === 'number' ? [active.selectionStart, active.selectionEnd] : null;
   container.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
   if (key !== undefined) {
     const again = container.querySelector(`[data-key="${CSS.escape(key)}"]`);
-    if (again && !again.disabled) again.focus();
+    if (again && !again.disabled) {
+      again.focus();
+      if (caret && again.setSelectionRange) again.setSelectionRange(...caret);
+    }
   }
 }
 

@@ -60,6 +60,7 @@ export function showTable(root, tableId, seatHint, app) {
   let refreshing = null; // the running fetch of the table, if any
   let refreshAgain = false;
   let renderQueued = false;
+  let alive = true; // false once the page moved elsewhere
   const chooser = new Chooser();
 
   const mySeat = () => {
@@ -80,6 +81,7 @@ export function showTable(root, tableId, seatHint, app) {
   async function load() {
     try {
       const first = await request(GAME_OF, { id: tableId }, token());
+      if (!alive) return;
       if (!first.table) {
         replaceChildren(root, h('section', { class: 'panel' }, h('h2', {}, 'No such table'), h('p', {}, `Table ${tableId} does not exist (or has expired).`), h('a', { href: '#/' }, 'Back to the lobby')));
         return;
@@ -87,11 +89,13 @@ export function showTable(root, tableId, seatHint, app) {
       view = gameView(first.table.game.id);
       query = tableQuery(view.fragment);
       const data = await request(query, { id: tableId, log: 60 }, token());
+      if (!alive) return;
       log = data.table.events;
       for (const event of log) logged.add(event.cursor);
       applyTable(data.table);
       startFeed(data.table.cursor);
     } catch (err) {
+      if (!alive) return;
       if (err instanceof ApiError && err.code === 'UNAUTHENTICATED' && token()) {
         // The server no longer knows our token (a restarted in-memory server): watch instead.
         app.notify(err, 'Your saved token for this table is no longer valid; you are watching.');
@@ -243,7 +247,7 @@ export function showTable(root, tableId, seatHint, app) {
   }
 
   function render() {
-    if (!table) return;
+    if (!alive || !table) return;
     const me = mySeat();
     const myTurn = me !== null && table.state?.toAct.includes(me);
     document.title = `${myTurn ? '● Your turn · ' : ''}${table.game.name} · Tablestate`;
@@ -363,7 +367,8 @@ export function showTable(root, tableId, seatHint, app) {
             'p',
             {},
             h('label', { for: 'seat-name' }, 'Your name '),
-            h('input', { id: 'seat-name', autocomplete: 'nickname', value: store.playerName(), maxlength: 40 }),
+            // Kept as it is typed: the view is re-rendered whenever the table changes.
+            h('input', { id: 'seat-name', 'data-key': 'seat-name', autocomplete: 'nickname', value: store.playerName(), maxlength: 40, oninput: (e) => store.setPlayerName(e.target.value) }),
             ' ',
             h('button', { type: 'button', onclick: () => join(null), 'data-key': 'take-seat' }, 'Take a seat'),
           )
@@ -401,13 +406,13 @@ export function showTable(root, tableId, seatHint, app) {
       'section',
       { class: 'panel play' },
       h('p', { class: `turn-status${myTurn ? ' mine' : ''}` }, status),
-      area,
       h(
         'div',
         { class: 'choices', role: 'toolbar', 'aria-label': 'Your moves' },
         choices,
         chooser.picked.length ? h('button', { type: 'button', class: 'choice cancel', onclick: () => pick(null) }, 'Cancel (Esc)') : null,
       ),
+      area,
       me !== null && table.status === 'PLAYING' ? h('p', { class: 'hint muted' }, 'Keyboard: Tab to a highlighted card, square or button, Enter to play it, Esc to cancel a choice.') : null,
     );
   }
@@ -479,6 +484,7 @@ export function showTable(root, tableId, seatHint, app) {
 
   return {
     destroy() {
+      alive = false;
       feed?.close();
       document.removeEventListener('keydown', onKey);
       document.title = 'Tablestate';
