@@ -42,29 +42,26 @@ class BotDriver:
         return [s for s in loaded.to_act() if s in bots]
 
     def _after_commit(self: TableService, loaded: Loaded) -> None:
-        if self._closing or not self._bot_seats(loaded):
+        if self._closing or self.settings.bot_delay or not self._bot_seats(loaded):
             return
-        self._spawn(self._bot_due(loaded.table.id, loaded.version))
+        self._spawn(self.run_bot(loaded.table.id, loaded.version))
 
     def _spawn(self, coro: Any) -> None:
         task: asyncio.Task[None] = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _bot_due(self: TableService, table_id: str, version: int) -> None:
-        """Record the wait in the due-index first, so that another replica takes over if
-        this one dies; with no delay configured, move at once (the entry then falls due
-        only after a lease, as a fallback). The version check makes the move happen once
-        whichever replica gets there."""
-        delay = self.settings.bot_delay
+    async def _expect_bot(self: TableService, table_id: str, version: int) -> None:
+        """Record in the due-index, BEFORE the commit that makes ``version`` lands, that the
+        table will then wait on a bot: a replica that dies right after its commit leaves
+        the entry behind, and another replica's worker makes the move once it falls due
+        (after the delay, or a lease when bots move at once). An entry whose commit never
+        landed is dropped when claimed (the table's version is not the one it names)."""
+        due = self.clock() + (self.settings.bot_delay or self.settings.bot_lease)
         try:
-            await self.store.schedule(
-                table_id, version, self.clock() + (delay or self.settings.bot_lease)
-            )
+            await self.store.schedule(table_id, version, due)
         except StoreUnavailable:
             log.warning("due-index unreachable; the bot moves from this replica only")
-        if delay == 0:
-            await self.run_bot(table_id, version)
 
     async def run_bot(self: TableService, table_id: str, version: int) -> None:
         """Make the bot move a table waits on at ``version``, once, if still due."""

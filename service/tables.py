@@ -262,6 +262,10 @@ class TableService(BotDriver):
                 _raise(out)
                 raise AssertionError  # unreachable: _raise raises
             new_table, new_state, events, extra = out
+            if new_state is not None and loaded.table.bots():
+                waiting = eng.to_act(new_table, loaded.game, new_state)
+                if any(s in new_table.bots() for s in waiting):
+                    await self._expect_bot(table_id, loaded.version + 1)
             at = now_iso(self.clock)
             meta = TableMeta(new_table.game_id, new_table.status, _created(new_table))
             result = await self._store_call(

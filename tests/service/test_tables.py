@@ -34,10 +34,10 @@ async def test_a_replica_dying_after_a_human_move_stalls_nothing(registry: Regis
     dying = TableService(settings, registry, make_store())
     survivor = TableService(settings, registry, make_store())
 
-    async def die(table_id: str, version: int) -> None:  # scheduled, then gone
+    def die(loaded: object) -> None:  # the commit landed; the replica died right after
         return None
 
-    dying.run_bot = die  # type: ignore[method-assign]
+    dying._after_commit = die  # type: ignore[method-assign]
     tid, _, token = await _bot_table(dying)
     await _human_move(dying, tid, token)
     waiting = await dying.must_load(tid)
