@@ -76,6 +76,7 @@ class Soak:
         self.tables: dict[str, str] = {}
         self.seen: dict[str, list[str]] = {}
         self.stats: Counter[str] = Counter()
+        self.stalled: list[str] = []
         self.stop = False
 
     def replica(self) -> Replica:
@@ -115,7 +116,13 @@ class Soak:
     async def follow(self, tid: str) -> None:
         """Follow a table to its end, dropping now and then and resuming elsewhere."""
         seen = self.seen.setdefault(tid, [])
+        progress, counted = time.monotonic(), -1
         while True:
+            if len(seen) != counted:
+                progress, counted = time.monotonic(), len(seen)
+            if time.monotonic() - progress > 90:
+                self.stalled.append(tid)  # no new event for 90 s: the table is stuck
+                return
             replica = self.replica()
             try:
                 async with connect(
@@ -215,7 +222,9 @@ class Soak:
         print(f"finished tables: {finished}, moves: {moves} ({moves / elapsed:.0f}/s)")
         print(f"replayed exactly from their seeds: {replayed} of {finished}")
         print(f"followed tables whose subscriber missed or repeated an event: {lost}")
-        return 0 if lost == 0 and replayed == finished and finished > 0 else 1
+        print(f"followed tables that stalled (no event for 90 s): {len(self.stalled)}")
+        ok = lost == 0 and not self.stalled and replayed == finished and finished > 0
+        return 0 if ok else 1
 
 
 async def main() -> int:
