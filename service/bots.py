@@ -56,12 +56,19 @@ class BotDriver:
         table will then wait on a bot: a replica that dies right after its commit leaves
         the entry behind, and another replica's worker makes the move once it falls due
         (after the delay, or a lease when bots move at once). An entry whose commit never
-        landed is dropped when claimed (the table's version is not the one it names)."""
+        landed is dropped when claimed (the table's version is not the one it names).
+
+        Raises:
+            ApiError: ``UNAVAILABLE`` when the entry cannot be written: then nothing is
+            committed, so no table is left waiting on a bot nobody will move.
+        """
         due = self.clock() + (self.settings.bot_delay or self.settings.bot_lease)
         try:
             await self.store.schedule(table_id, version, due)
-        except StoreUnavailable:
-            log.warning("due-index unreachable; the bot moves from this replica only")
+        except StoreUnavailable as exc:
+            # Without its entry the bot's turn could be lost for good: refuse the commit
+            # (the caller answers UNAVAILABLE and retries; a bot's own turn stays due).
+            raise ApiError("UNAVAILABLE", "the store is unreachable; retry later") from exc
 
     async def run_bot(self: TableService, table_id: str, version: int) -> None:
         """Make the bot move a table waits on at ``version``, once, if still due."""

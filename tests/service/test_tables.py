@@ -129,3 +129,26 @@ async def test_tables_expire_after_the_idle_ttl(registry, redis_url, redis_prefi
     await asyncio.sleep(1.3)
     assert await svc.load(loaded.table.id) is None
     await store.close()
+
+
+async def test_no_commit_leaves_a_bot_turn_unrecorded(registry, make_store):
+    from service.errors import ApiError
+    from service.store.base import StoreUnavailable
+
+    svc = TableService(make_settings(bot_delay=5.0), registry, make_store())
+    tid, _, token = await _bot_table(svc)
+    before = await svc.must_load(tid)
+    real = svc.store.schedule
+
+    async def unreachable(*args, **kwargs):  # the due-index write fails
+        raise StoreUnavailable("down")
+
+    svc.store.schedule = unreachable  # type: ignore[method-assign]
+    with pytest.raises(ApiError) as info:
+        await _human_move(svc, tid, token)
+    assert info.value.code == "UNAVAILABLE"
+    assert (await svc.must_load(tid)).version == before.version  # nothing committed
+    svc.store.schedule = real  # type: ignore[method-assign]
+    await _human_move(svc, tid, token)
+    assert (await svc.must_load(tid)).to_act() == (1,)
+    await svc.close()
