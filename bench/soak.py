@@ -237,6 +237,7 @@ async def main() -> int:
     parser.add_argument("--bot-delay", type=float, default=0.05)
     parser.add_argument("--redis", help="a Redis URL (default: a redis-server of its own)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", action="store_true", help="leave its redis-server running")
     args = parser.parse_args()
     args.prefix = f"soak:{int(time.time())}:"
     with tempfile.TemporaryDirectory() as folder:
@@ -261,8 +262,10 @@ async def main() -> int:
         finally:
             for r in replicas:
                 r.stop()
-            if server is not None:
+            if server is not None and not args.keep:
                 server.stop()
+            elif server is not None:
+                print(f"redis-server left running at {server.url}, prefix {args.prefix}")
 
 
 if __name__ == "__main__":

@@ -42,9 +42,20 @@ class BotDriver:
         return [s for s in loaded.to_act() if s in bots]
 
     def _after_commit(self: TableService, loaded: Loaded) -> None:
-        if self._closing or self.settings.bot_delay or not self._bot_seats(loaded):
+        if self._closing or not self._bot_seats(loaded):
             return
-        self._spawn(self.run_bot(loaded.table.id, loaded.version))
+        if self.settings.bot_delay:
+            self._spawn(self._delay_bot(loaded.table.id, loaded.version))
+        else:
+            self._spawn(self.run_bot(loaded.table.id, loaded.version))
+
+    async def _delay_bot(self: TableService, table_id: str, version: int) -> None:
+        """Bring the entry written before the commit forward to the configured delay (best
+        effort: if this fails, the entry still falls due after the lease)."""
+        try:
+            await self.store.schedule(table_id, version, self.clock() + self.settings.bot_delay)
+        except StoreUnavailable:
+            log.warning("due-index unreachable; the bot moves after the lease")
 
     def _spawn(self, coro: Any) -> None:
         task: asyncio.Task[None] = asyncio.ensure_future(coro)
@@ -54,15 +65,19 @@ class BotDriver:
     async def _expect_bot(self: TableService, table_id: str, version: int) -> None:
         """Record in the due-index, BEFORE the commit that makes ``version`` lands, that the
         table will then wait on a bot: a replica that dies right after its commit leaves
-        the entry behind, and another replica's worker makes the move once it falls due
-        (after the delay, or a lease when bots move at once). An entry whose commit never
-        landed is dropped when claimed (the table's version is not the one it names).
+        the entry behind, and another replica's worker makes the move once it falls due,
+        after a lease. A live committer moves at once, or brings the entry forward to the
+        configured delay. An entry whose commit never landed is dropped when claimed (the
+        table's version is not the one it names).
 
         Raises:
             ApiError: ``UNAVAILABLE`` when the entry cannot be written: then nothing is
             committed, so no table is left waiting on a bot nobody will move.
         """
-        due = self.clock() + (self.settings.bot_delay or self.settings.bot_lease)
+        # Due only after a lease: it is the fallback for a replica that dies right after its
+        # commit. Were it due sooner, another replica could claim it before the commit lands,
+        # find the table still at the version before, and drop it.
+        due = self.clock() + max(self.settings.bot_lease, self.settings.bot_delay)
         try:
             await self.store.schedule(table_id, version, due)
         except StoreUnavailable as exc:

@@ -152,3 +152,33 @@ async def test_no_commit_leaves_a_bot_turn_unrecorded(registry, make_store):
     await _human_move(svc, tid, token)
     assert (await svc.must_load(tid)).to_act() == (1,)
     await svc.close()
+
+
+async def test_a_slow_commit_does_not_lose_the_bot_turn_it_creates(registry, make_store):
+    """The entry written before a commit must not be claimed, found early and dropped
+    while that commit is still on its way."""
+    settings = make_settings(bot_delay=0.05, bot_lease=1.0)
+    slow = TableService(settings, registry, make_store())
+    worker = TableService(settings, registry, slow.store)
+    tid, _, token = await _bot_table(slow)
+    before = await slow.must_load(tid)
+    real = slow.store.commit
+
+    async def late(*args, **kwargs):  # the commit lands 0.3 s after the entry is written
+        await asyncio.sleep(0.3)
+        return await real(*args, **kwargs)
+
+    slow.store.commit = late  # type: ignore[method-assign]
+    worker.start_worker(0.01)
+    try:
+        await _human_move(slow, tid, token)
+        for _ in range(200):
+            now = await worker.must_load(tid)
+            if now.version >= before.version + 2:
+                break
+            await asyncio.sleep(0.02)
+        assert now.version == before.version + 2  # the human's move, then the bot's
+        assert now.to_act() == (0,)
+    finally:
+        await worker.close()
+        await slow.close()
