@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -23,6 +26,7 @@ from service.api.view import GraphQLApp
 from service.config import Settings
 from service.hub import Hub
 from service.metrics import Metrics
+from service.ratelimit import Guard
 from service.store.base import StateStore
 from service.tables import TableService
 
@@ -97,6 +101,56 @@ class _TooLarge(Exception):
     pass
 
 
+_HOST: Final = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$")
+_API_PATHS: Final = ("/graphql", "/healthz", "/readyz", "/metrics")
+
+
+def page_policy(host: str | None) -> str:
+    """The Content-Security-Policy of the web client: its own ES modules and styles only,
+    no inline code, ``fetch`` and WebSockets to its own host only, never in a frame."""
+    connect = "'self'"
+    if host and _HOST.match(host):
+        connect += f" ws://{host} wss://{host}"
+    return (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        f"font-src 'self'; connect-src {connect}; manifest-src 'self'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'"
+    )
+
+
+class SecurityHeaders:
+    """Headers on every HTTP answer: no MIME sniffing, no referrer, no framing; the web
+    client's pages also get their Content-Security-Policy (GraphiQL, which loads its code
+    from a CDN, only ``frame-ancestors``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        api = path.startswith(_API_PATHS)
+        host = None
+        for name, value in scope.get("headers", ()):
+            if name == b"host":
+                host = value.decode("latin-1")
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.setdefault("X-Content-Type-Options", "nosniff")
+                headers.setdefault("Referrer-Policy", "no-referrer")
+                headers.setdefault("X-Frame-Options", "DENY")
+                headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+                policy = "frame-ancestors 'none'" if api else page_policy(host)
+                headers.setdefault("Content-Security-Policy", policy)
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
 def create_app(
     settings: Settings | None = None,
     registry: plugins.Registry | None = None,
@@ -114,7 +168,8 @@ def create_app(
     tables = TableService(settings, registry, store, metrics)
     hub = Hub(store, metrics, settings.subscriber_queue)
     tables.on_commit = hub.local_commit
-    services = Services(settings, registry, tables, hub)
+    guard = Guard(settings, store, metrics)
+    services = Services(settings, registry, tables, hub, guard)
     schema = build_schema(registry, settings, metrics)
     graphql = GraphQLApp(services, schema)
 
@@ -151,6 +206,16 @@ def create_app(
         routes.append(Mount("/", app=StaticFiles(directory=site, html=True), name="web"))
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(BodyLimit)
+    # Browsers on the allowed origins may call the API with a token (no cookies are used).
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=list(settings.allowed_origins),
+        allow_methods=["GET", "POST"],
+        allow_headers=["Authorization", "Content-Type"],
+        max_age=600,
+    )
+    app.add_middleware(SecurityHeaders)
     app.state.services = services
     app.state.schema = schema
+    app.state.guard = guard
     return app

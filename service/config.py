@@ -5,6 +5,7 @@ Every setting is documented in the README; flags of ``tablestate serve`` win ove
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from collections.abc import Mapping
@@ -45,6 +46,39 @@ def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
     return tuple(p.strip() for p in env.get(name, "").split(",") if p.strip())
 
 
+def _list_or(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """A comma-separated list; unset: ``default``; set but empty (or ``none``): empty."""
+    raw = env.get(name)
+    if raw is None:
+        return default
+    if raw.strip().lower() == "none":
+        return ()
+    return _list(env, name)
+
+
+def _networks(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """A list of addresses or networks (``10.0.0.0/8``), each checked."""
+    found = _list_or(env, name, default)
+    for item in found:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ConfigError(f"{name}: {item!r} is not an address or a network") from None
+    return found
+
+
+# Where a reverse proxy may sit: loopback and the private networks. Only a request from one
+# of these has its X-Forwarded-For followed (docs/security.md).
+TRUSTED_PROXIES: tuple[str, ...] = (
+    "127.0.0.0/8",
+    "::1/128",
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "fc00::/7",
+)
+
+
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raw = env.get(name, "").strip().lower()
     if not raw:
@@ -81,6 +115,16 @@ class Settings:
     graphiql: bool = True
     web_dir: str | None = None
     log_level: str = "info"
+    # Abuse resistance (docs/security.md). A rate of 0 turns that limit off.
+    rate_address: float = 50.0
+    rate_address_burst: int = 100
+    rate_token: float = 20.0
+    rate_token_burst: int = 40
+    rate_exempt: tuple[str, ...] = ("127.0.0.1", "::1")
+    trusted_proxies: tuple[str, ...] = TRUSTED_PROXIES
+    max_ws_per_address: int = 32
+    max_cost: int = 100_000
+    max_mutations: int = 5
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -128,6 +172,15 @@ class Settings:
             graphiql=_bool(env, "TABLESTATE_GRAPHIQL", True),
             web_dir=env.get("TABLESTATE_WEB_DIR") or None,
             log_level=env.get("TABLESTATE_LOG_LEVEL", "info").lower(),
+            rate_address=_float(env, "TABLESTATE_RATE_ADDRESS", 50.0),
+            rate_address_burst=_int(env, "TABLESTATE_RATE_ADDRESS_BURST", 100, 1),
+            rate_token=_float(env, "TABLESTATE_RATE_TOKEN", 20.0),
+            rate_token_burst=_int(env, "TABLESTATE_RATE_TOKEN_BURST", 40, 1),
+            rate_exempt=_networks(env, "TABLESTATE_RATE_EXEMPT", ("127.0.0.1", "::1")),
+            trusted_proxies=_networks(env, "TABLESTATE_TRUSTED_PROXIES", TRUSTED_PROXIES),
+            max_ws_per_address=_int(env, "TABLESTATE_MAX_WS_PER_ADDRESS", 32, 0),
+            max_cost=_int(env, "TABLESTATE_MAX_COST", 100_000, 100),
+            max_mutations=_int(env, "TABLESTATE_MAX_MUTATIONS", 5, 1),
         )
 
     def with_overrides(self, **changes: object) -> Settings:

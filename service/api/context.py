@@ -9,6 +9,7 @@ from typing import Any
 from service.config import Settings
 from service.hub import Hub
 from service.plugins import Registry
+from service.ratelimit import Client, Guard
 from service.tables import TableService, Viewer
 
 _UNRESOLVED: Any = object()
@@ -22,6 +23,7 @@ class Services:
     registry: Registry
     tables: TableService
     hub: Hub
+    guard: Guard | None = None  # rate limits and connection caps (None: none)
 
 
 @dataclass
@@ -32,6 +34,7 @@ class Context:
     token: str | None = None
     request_id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
     connection_params: dict[str, Any] | None = None
+    client: Client | None = None  # who sent it, as the rate limits count (service/ratelimit)
     _viewer: Any = _UNRESOLVED
 
     async def viewer(self) -> Viewer | None:

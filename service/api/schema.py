@@ -15,10 +15,8 @@ from strawberry.extensions import (
     AddValidationRules,
     MaxAliasesLimiter,
     MaxTokensLimiter,
-    ParserCache,
     QueryDepthLimiter,
     SchemaExtension,
-    ValidationCache,
 )
 from strawberry.scalars import JSON
 from strawberry.schema.config import StrawberryConfig
@@ -27,6 +25,7 @@ from strawberry.types.execution import ExecutionContext
 
 from service.api.context import Context
 from service.api.errors import classify_all
+from service.api.limits import CostLimiter, Parsing, ShapedValidation
 from service.api.types import (
     CreateTablePayload,
     Game,
@@ -173,12 +172,15 @@ def build_schema(
                 raise ApiError("BAD_INPUT", "malformed cursor")
             viewer = await info.context.viewer()
             tables = info.context.services.tables
-            found, page = await tables.list(
-                str(game_id) if game_id is not None else None,
-                status.value if status is not None else None,
-                first,
-                after,
-            )
+            try:
+                found, page = await tables.list(
+                    str(game_id) if game_id is not None else None,
+                    status.value if status is not None else None,
+                    first,
+                    after,
+                )
+            except BadCursor as exc:
+                raise ApiError("BAD_INPUT", str(exc)) from exc
             nodes = [
                 table_of(t, viewer.seat if viewer and viewer.table_id == t.table.id else None)
                 for t in found
@@ -324,6 +326,14 @@ def build_schema(
         pass
 
     _Meter.metrics = metrics or Metrics()
+
+    class _Shaped(ShapedValidation):
+        max_aliases = settings.max_aliases
+
+    class _Cost(CostLimiter):
+        limit = settings.max_cost
+        max_mutations = settings.max_mutations
+
     # The limiters build their validation rules as classes per instance; build them once,
     # so that every request validates with equal rules and the validation cache hits.
     limits = [
@@ -339,8 +349,9 @@ def build_schema(
         extensions=[
             lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
             lambda: AddValidationRules(list(limits)),
-            lambda: ParserCache(maxsize=512),
-            lambda: ValidationCache(maxsize=512),
+            Parsing,
+            lambda: _Shaped(maxsize=512),
+            _Cost,
             _Meter,
         ],
     )

@@ -247,6 +247,12 @@ class StateStore(Protocol):
     async def unwatch(self, table_id: str) -> None:
         """Stop telling the listener of this table."""
 
+    async def rate_limit(self, key: str, rate: float, burst: int, cost: int = 1) -> float:
+        """Count ``cost`` requests against the limit ``key`` (``rate`` per second, bursts of
+        up to ``burst``): 0.0 when allowed, else the seconds to wait (nothing counted).
+        Kept apart from every table (in Redis: a key of its own, so every replica shares
+        it); ``key`` holds no secret (callers hash tokens)."""
+
     async def ping(self) -> bool:
         """Whether the backing server answers now."""
 

@@ -31,6 +31,8 @@ from service.store.base import (
     stamp,
 )
 
+_MAX_LIMIT_KEYS = 100_000  # past this, keys whose bucket is full again are dropped
+
 
 @dataclass(slots=True)
 class _Table:
@@ -65,6 +67,7 @@ class MemoryStore:
         self._due: dict[tuple[str, int], float] = {}
         self._listener: Listener | None = None
         self._watched: set[str] = set()
+        self._limits: dict[str, float] = {}  # rate limit key -> theoretical arrival time
 
     def _live(self, table_id: str) -> _Table | None:
         table = self._tables.get(table_id)
@@ -214,6 +217,20 @@ class MemoryStore:
 
     async def unwatch(self, table_id: str) -> None:
         self._watched.discard(table_id)
+
+    async def rate_limit(self, key: str, rate: float, burst: int, cost: int = 1) -> float:
+        # GCRA, as in rate_limit.lua: one timestamp per key.
+        now = self._clock()
+        interval = 1.0 / rate
+        tat = max(self._limits.get(key, now), now)
+        following = tat + cost * interval
+        allowed_at = following - burst * interval
+        if allowed_at > now:
+            return allowed_at - now
+        if len(self._limits) >= _MAX_LIMIT_KEYS:
+            self._limits = {k: t for k, t in self._limits.items() if t > now}
+        self._limits[key] = following
+        return 0.0
 
     async def ping(self) -> bool:
         return True

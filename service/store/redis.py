@@ -5,7 +5,7 @@ Cluster): ``<prefix>{t:<id>}:s`` (hash: version, snapshot, meta), ``:e`` (the ev
 ids are the cursors), ``:i`` (idempotency records), ``:m`` (move log) and the shard
 channel ``:ev`` on which each commit announces its last cursor. Listings
 (``<prefix>tables:...``) and the due-index (``<prefix>due``) are global keys written apart
-from the commit, best effort.
+from the commit, best effort; so are the rate limits (``<prefix>rl:...``, one key each).
 """
 
 from __future__ import annotations
@@ -111,6 +111,7 @@ class RedisStore:
         self._max_events = max_events
         self._commit = client.register_script(_script("commit.lua"))
         self._claim = client.register_script(_script("claim_due.lua"))
+        self._limit = client.register_script(_script("rate_limit.lua"))
         self._watcher: Watcher | ClusterWatchers
         if isinstance(client, RedisCluster):
             self._watcher = ClusterWatchers(client, timeout=timeout)
@@ -392,6 +393,14 @@ class RedisStore:
             table_id, _, version = _text(member).rpartition("|")
             claimed.append((table_id, int(version)))
         return tuple(claimed)
+
+    # -- rate limits ------------------------------------------------------------------
+
+    async def rate_limit(self, key: str, rate: float, burst: int, cost: int = 1) -> float:
+        interval = max(1, round(1_000_000 / rate))
+        async with self._reach():
+            wait = await self._limit(keys=[f"{self._prefix}rl:{key}"], args=[interval, burst, cost])
+        return int(wait) / 1_000_000
 
     # -- live notifications -----------------------------------------------------------
 

@@ -1,0 +1,189 @@
+"""Rate limits and connection caps at the service's edge (docs/security.md).
+
+Every HTTP request, WebSocket handshake and operation sent over a WebSocket is counted
+against its client address's bucket; every mutation also against its token's bucket
+(hashed: no token is ever a key), so that a seat's moves are bounded whatever the
+addresses they come from; a costly operation counts as more than one (``api/limits.py``). The
+buckets live in the store, so with Redis they hold across replicas (one key each, apart
+from every table, checked by one Lua script); with the memory store, in the process.
+WebSocket connections per address are counted per replica (a connection is a resource of
+the replica that holds it).
+
+Who the client is: the TCP peer, unless the peer is a trusted proxy
+(``TABLESTATE_TRUSTED_PROXIES``) and the request carries ``X-Forwarded-For``: then the
+nearest address in that header that is not a trusted proxy. A peer in
+``TABLESTATE_RATE_EXEMPT`` (loopback by default: the host itself) is not limited, unless
+the request was forwarded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import logging
+import math
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from service.config import Settings
+from service.metrics import Metrics
+
+log = logging.getLogger("tablestate.ratelimit")
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+_WARN_EVERY: Final = 30.0  # seconds between two warnings that the limits could not be read
+
+
+def _networks(items: Iterable[str]) -> tuple[Network, ...]:
+    return tuple(ipaddress.ip_network(i, strict=False) for i in items)
+
+
+def _ip(text: str) -> Address | None:
+    text = text.strip()
+    if text.startswith("[") and "]" in text:  # "[::1]:1234"
+        text = text[1 : text.index("]")]
+    elif text.count(":") == 1:  # "1.2.3.4:1234"
+        text = text.split(":", 1)[0]
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
+def _within(ip: Address | None, nets: Iterable[Network]) -> bool:
+    if ip is None:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return any(ip.version == n.version and ip in n for n in nets)
+
+
+@dataclass(frozen=True, slots=True)
+class Client:
+    """Who sent a request: its address (as the limits count it) and whether it is exempt."""
+
+    address: str
+    exempt: bool
+
+
+def token_key(token: str) -> str:
+    """The bucket of a token: a hash, so that no token is ever written as a key."""
+    return "t:" + hashlib.sha256(token.encode()).hexdigest()[:32]
+
+
+class _LocalLimits:
+    """GCRA buckets in this process, for a store that keeps none."""
+
+    def __init__(self) -> None:
+        self._tat: dict[str, float] = {}
+
+    async def rate_limit(self, key: str, rate: float, burst: int, cost: int = 1) -> float:
+        now = time.monotonic()
+        interval = 1.0 / rate
+        tat = max(self._tat.get(key, now), now)
+        following = tat + cost * interval
+        if following - burst * interval > now:
+            return following - burst * interval - now
+        if len(self._tat) > 100_000:
+            self._tat = {k: t for k, t in self._tat.items() if t > now}
+        self._tat[key] = following
+        return 0.0
+
+
+class Guard:
+    """The limits of one replica: who a client is, whether it may send one more request,
+    whether it may open one more WebSocket."""
+
+    def __init__(self, settings: Settings, store: Any, metrics: Metrics | None = None) -> None:
+        self.settings = settings
+        self.metrics = metrics or Metrics()
+        self._store = store if hasattr(store, "rate_limit") else _LocalLimits()
+        self._exempt = _networks(settings.rate_exempt)
+        self._trusted = _networks(settings.trusted_proxies)
+        self._sockets: dict[str, int] = {}
+        self._warned = -math.inf
+
+    # -- who ---------------------------------------------------------------------------
+
+    def client(self, scope: Mapping[str, Any]) -> Client:
+        """The client of an ASGI HTTP or WebSocket scope."""
+        peer = scope.get("client")
+        host = str(peer[0]) if peer else ""
+        forwarded = [
+            value.decode("latin-1")
+            for name, value in scope.get("headers", ())
+            if name == b"x-forwarded-for"
+        ]
+        if forwarded and _within(_ip(host), self._trusted):
+            hops = [h.strip() for h in ",".join(forwarded).split(",") if h.strip()]
+            address = host
+            for hop in reversed(hops):
+                ip = _ip(hop)
+                address = str(ip) if ip is not None else hop[:64]
+                if not _within(ip, self._trusted):
+                    break
+            return Client(address, exempt=False)
+        return Client(host, exempt=_within(_ip(host), self._exempt))
+
+    # -- rates -------------------------------------------------------------------------
+
+    async def admit(
+        self, client: Client, token: str | None = None, cost: int = 1, token_cost: int = 1
+    ) -> float:
+        """Count ``cost`` requests of ``client`` and, with a ``token``, ``token_cost`` of
+        that token: 0.0 when they may go on, else the seconds to wait (``RATE_LIMITED``)."""
+        s = self.settings
+        if client.exempt:
+            return 0.0
+        checks: list[tuple[str, float, int, int]] = []
+        if s.rate_address > 0 and cost > 0:
+            checks.append(("a:" + client.address, s.rate_address, s.rate_address_burst, cost))
+        if token and s.rate_token > 0 and token_cost > 0:
+            checks.append((token_key(token), s.rate_token, s.rate_token_burst, token_cost))
+        for key, rate, burst, n in checks:
+            try:
+                # a costly request may spend a whole burst, never more (else it never could)
+                wait = float(await self._store.rate_limit(key, rate, burst, min(n, burst)))
+            except Exception as exc:
+                # Fail open: a store that is away fails the request itself soon enough,
+                # and a limit must never be the reason a request fails.
+                now = time.monotonic()
+                if now - self._warned > _WARN_EVERY:
+                    self._warned = now
+                    log.warning("rate limits not checked: %s: %s", type(exc).__name__, exc)
+                return 0.0
+            if wait > 0:
+                self.metrics.inc("tablestate_errors_total", code="RATE_LIMITED")
+                return wait
+        return 0.0
+
+    # -- WebSocket connections ---------------------------------------------------------
+
+    def open_socket(self, client: Client) -> bool:
+        """Whether ``client`` may open one more WebSocket here; if so it is counted until
+        ``close_socket``."""
+        cap = self.settings.max_ws_per_address
+        held = self._sockets.get(client.address, 0)
+        if cap and not client.exempt and held >= cap:
+            self.metrics.inc("tablestate_errors_total", code="RATE_LIMITED")
+            return False
+        self._sockets[client.address] = held + 1
+        return True
+
+    def close_socket(self, client: Client) -> None:
+        held = self._sockets.get(client.address, 0) - 1
+        if held > 0:
+            self._sockets[client.address] = held
+        else:
+            self._sockets.pop(client.address, None)
+
+
+def refusal(wait: float) -> dict[str, Any]:
+    """The GraphQL error of a request refused by a rate limit."""
+    return {
+        "message": f"too many requests; retry in {wait:.2f} s",
+        "extensions": {"code": "RATE_LIMITED", "retryAfter": round(wait, 3)},
+    }

@@ -1,0 +1,152 @@
+"""Rate limits: the bucket's arithmetic in both stores, kept in Redis on keys of their own so
+that they hold across replicas, and failing open when the store is away."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+import redis.asyncio as aioredis
+from support.server import make_settings, serve
+
+from service.ratelimit import Client, Guard
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
+
+GAMES = {"query": "{ games { id } }"}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_memory_bucket_arithmetic():
+    clock = Clock()
+    store = MemoryStore(clock=clock)
+    assert [await store.rate_limit("k", 2.0, 3) for _ in range(3)] == [0.0, 0.0, 0.0]
+    wait = await store.rate_limit("k", 2.0, 3)
+    assert wait == pytest.approx(0.5)  # a burst of 3, then one every half second
+    clock.now += 0.5
+    assert await store.rate_limit("k", 2.0, 3) == 0.0
+    assert await store.rate_limit("k", 2.0, 3) > 0
+    assert await store.rate_limit("other", 2.0, 3) == 0.0  # buckets are per key
+    clock.now += 10
+    assert await store.rate_limit("k", 2.0, 3, cost=3) == 0.0  # a costly request: 3 at once
+    assert await store.rate_limit("k", 2.0, 3) > 0
+
+
+@pytest.mark.redis
+async def test_redis_bucket_arithmetic_and_keys(redis_url, redis_prefix):
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    admin = aioredis.from_url(redis_url)
+    try:
+        assert [await store.rate_limit("a:x", 1.0, 5) for _ in range(5)] == [0.0] * 5
+        wait = await store.rate_limit("a:x", 1.0, 5)
+        assert 0.8 < wait <= 1.0
+        assert await store.rate_limit("a:y", 1.0, 5) == 0.0
+        keys = sorted(k.decode() for k in await admin.keys(f"{redis_prefix}*"))
+        assert keys == [f"{redis_prefix}rl:a:x", f"{redis_prefix}rl:a:y"]  # apart from tables
+        ttl = await admin.pttl(f"{redis_prefix}rl:a:x")
+        assert 0 < ttl <= 5100  # a key lives only as long as its bucket is not full
+    finally:
+        await admin.aclose()
+        await store.close()
+
+
+@pytest.mark.redis
+async def test_limits_hold_across_replicas(registry, redis_url, redis_prefix):
+    settings = make_settings(
+        rate_address=5.0, rate_address_burst=10, rate_token=2.0, rate_token_burst=4
+    )
+    stores = [RedisStore.from_url(redis_url, prefix=redis_prefix) for _ in range(2)]
+    admin = aioredis.from_url(redis_url)
+    try:
+        async with (
+            serve(settings, registry, stores[0]) as a,
+            serve(settings, registry, stores[1]) as b,
+        ):
+            address = {"X-Forwarded-For": "198.51.100.77"}
+            codes = [
+                (await a.http.post("/graphql", json=GAMES, headers=address)).status_code
+                for _ in range(10)
+            ]
+            assert codes == [200] * 10
+            # the address spent its burst on replica A: replica B refuses it too
+            r = await b.http.post("/graphql", json=GAMES, headers=address)
+            assert (
+                r.status_code == 429
+                and r.json()["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
+            )
+            # a token's mutations too, whatever the address they come from (a start that
+            # the rules refuse still counts: it is charged before it runs)
+            made = await a.q(
+                'mutation { createTable(gameId: "five-crowns", seats: 2) { hostToken table { id } } }'
+            )
+            token, tid = made["createTable"]["hostToken"], made["createTable"]["table"]["id"]
+            start = {
+                "query": "mutation($t: ID!) { startGame(tableId: $t) { version } }",
+                "variables": {"t": tid},
+            }
+            for i in range(4):
+                headers = {
+                    "X-Forwarded-For": f"198.51.100.{100 + i}",
+                    "Authorization": f"Bearer {token}",
+                }
+                body = (await a.http.post("/graphql", json=start, headers=headers)).json()
+                assert body["errors"][0]["extensions"]["code"] == "BAD_INPUT"  # too few players
+            headers = {"X-Forwarded-For": "198.51.100.200", "Authorization": f"Bearer {token}"}
+            body = (await b.http.post("/graphql", json=start, headers=headers)).json()
+            assert body["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
+            # queries with the token are counted by address only
+            assert (await b.http.post("/graphql", json=GAMES, headers=headers)).status_code == 200
+            # no token is ever a key: only its hash
+            keys = [k.decode() for k in await admin.keys(f"{redis_prefix}rl:*")]
+            secret = token.split(".", 1)[1]
+            assert keys and not any(secret in k or token in k for k in keys)
+            for key in keys:
+                assert (await admin.pttl(key)) > 0
+    finally:
+        await admin.aclose()
+        for store in stores:
+            await store.close()
+
+
+async def test_limits_fail_open_when_the_store_is_away():
+    store = RedisStore.from_url("redis://127.0.0.1:1", timeout=0.2)
+    try:
+        guard = Guard(make_settings(), store)
+        started = asyncio.get_running_loop().time()
+        assert await guard.admit(Client("198.51.100.1", False), "t.x") == 0.0
+        assert asyncio.get_running_loop().time() - started < 2
+    finally:
+        await store.close()
+
+
+def test_client_address_behind_proxies():
+    guard = Guard(make_settings(), MemoryStore())
+
+    def scope(peer: str, *forwarded: str) -> dict:
+        headers = [(b"x-forwarded-for", f.encode()) for f in forwarded]
+        return {"client": (peer, 1234), "headers": headers}
+
+    # a direct client: its own address; the host itself is exempt
+    assert guard.client(scope("203.0.113.9")) == Client("203.0.113.9", False)
+    assert guard.client(scope("127.0.0.1")) == Client("127.0.0.1", True)
+    # behind a proxy on a private network: the nearest address that is not a proxy
+    assert guard.client(scope("10.0.0.5", "203.0.113.9")) == Client("203.0.113.9", False)
+    assert (
+        guard.client(scope("10.0.0.5", "198.51.100.1, 203.0.113.9, 10.0.0.7")).address
+        == "203.0.113.9"
+    )
+    # a client cannot claim to be the host itself, nor hide behind a forged header
+    assert guard.client(scope("10.0.0.5", "127.0.0.1")) == Client("127.0.0.1", False)
+    assert guard.client(scope("203.0.113.9", "127.0.0.1")) == Client("203.0.113.9", False)
+    assert guard.client(scope("10.0.0.5", "garbage")).address == "garbage"
+    assert (
+        json.dumps(guard.client(scope("::ffff:10.0.0.5", "203.0.113.9")).address) == '"203.0.113.9"'
+    )
