@@ -14,6 +14,7 @@ from strawberry.scalars import JSON
 from service.api.context import Context
 from service.engine.game import HouseRuleDef
 from service.engine.schema import GameState, from_view
+from service.engine.table import CORE_EVENT_TYPES
 from service.errors import ApiError
 from service.hub import Delivery, redact
 from service.plugins import PluginInfo, Registry, camel
@@ -86,8 +87,6 @@ class Game:
 
     @classmethod
     def of(cls, game_id: str, registry: Registry) -> "Game":
-        from service.engine.table import CORE_EVENT_TYPES
-
         g = registry.games[game_id]
         types = list(dict.fromkeys([*CORE_EVENT_TYPES, *g.event_types]))
         return cls(

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from support.rules import random_rules
 from support.server import Client, make_settings, serve, ws_init, ws_next
 
 from plugins.all_fives import rules as r
@@ -110,17 +111,14 @@ async def server(registry: Registry) -> AsyncIterator[Server]:
 
 
 def _random_rules(catalogue: list[dict[str, Any]], players: int, pick: random.Random) -> list[str]:
-    """A random set of house rules that fit ``players`` and do not conflict, partnerships
-    whenever there are 4 players: chosen from what the API reports."""
-    chosen: list[str] = [PARTNERS] if players == 4 else []
-    for rule in pick.sample(catalogue, len(catalogue)):
-        lo, hi = rule["minPlayers"] or 2, rule["maxPlayers"] or 4
-        fits = lo <= players <= hi
-        if rule["id"] in chosen or not fits or set(rule["conflictsWith"]) & set(chosen):
-            continue
-        if pick.random() < 0.5:
-            chosen.append(rule["id"])
-    return sorted(chosen)
+    return random_rules(
+        catalogue,
+        players,
+        pick,
+        min_players=2,
+        max_players=4,
+        required=[PARTNERS] if players == 4 else [],
+    )
 
 
 async def _open(

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from support.rules import random_rules
 from support.server import Client, make_settings, serve, ws_init, ws_next
 
 from plugins.five_by_five.game import GAME
@@ -116,16 +117,7 @@ async def server() -> AsyncIterator[Server]:
 
 
 def _random_rules(catalogue: list[dict[str, Any]], players: int, pick: random.Random) -> list[str]:
-    """Each house rule that fits ``players`` and conflicts with none chosen, with
-    probability one half: chosen from what the API reports."""
-    chosen: list[str] = []
-    for rule in pick.sample(catalogue, len(catalogue)):
-        lo, hi = rule["minPlayers"] or 1, rule["maxPlayers"] or 5
-        if not lo <= players <= hi or set(rule["conflictsWith"]) & set(chosen):
-            continue
-        if pick.random() < 0.5:
-            chosen.append(rule["id"])
-    return sorted(chosen)
+    return random_rules(catalogue, players, pick, min_players=1, max_players=5)
 
 
 async def _open(
