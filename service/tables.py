@@ -27,6 +27,7 @@ from service.engine import table as eng
 from service.engine.game import Event, GameDef, Move, Rejected
 from service.engine.ruleset import RuleSet
 from service.errors import ApiError
+from service.life import TableLife
 from service.metrics import Metrics
 from service.plugins import Registry
 from service.store.base import (
@@ -131,9 +132,10 @@ def _raise(rejected: Rejected) -> None:
 Op = Callable[[Loaded], "tuple[eng.Table, Any, list[Event], Any] | Rejected"]
 
 
-class TableService(BotDriver):
+class TableService(TableLife, BotDriver):
     """Every table operation of the API, on one store, for one replica. Bots move through
-    ``BotDriver`` (``service/bots.py``)."""
+    ``BotDriver`` (``service/bots.py``); chat, presence, rematches and the host's lobby
+    operations are ``TableLife``'s (``service/life.py``)."""
 
     def __init__(
         self,
@@ -150,6 +152,7 @@ class TableService(BotDriver):
         self.clock = clock
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._init_bots()
+        self._init_life()
         # Told of every commit this replica makes (the hub delivers it to local
         # subscribers at once, without reading it back from the store).
         self.on_commit: Callable[[str, tuple[StoredEvent, ...]], None] | None = None
@@ -233,7 +236,7 @@ class TableService(BotDriver):
     # -- committing --------------------------------------------------------------
 
     def _ttl(self, table: eng.Table) -> float:
-        if table.status == eng.FINISHED:
+        if table.status in (eng.FINISHED, eng.CANCELLED):
             return float(self.settings.finished_ttl)
         return float(self.settings.idle_ttl)
 
@@ -267,7 +270,9 @@ class TableService(BotDriver):
                 if any(s in new_table.bots() for s in waiting):
                     await self._expect_bot(table_id, loaded.version + 1)
             at = now_iso(self.clock)
-            meta = TableMeta(new_table.game_id, new_table.status, _created(new_table))
+            meta = TableMeta(
+                new_table.game_id, new_table.status, _created(new_table), new_table.private
+            )
             result = await self._store_call(
                 self.store.commit(
                     table_id,
@@ -286,6 +291,7 @@ class TableService(BotDriver):
                 self._after_commit(done)
                 if self.on_commit is not None:
                     self.on_commit(table_id, result.events)
+                await self._lobby_after(loaded.table, done.table)
                 return done, result.events, extra
             if result.record is not None:
                 current = await self.must_load(table_id)
@@ -302,6 +308,7 @@ class TableService(BotDriver):
         house_rules: Sequence[str],
         options: Any,
         seats: int | None,
+        private: bool = False,
     ) -> tuple[Loaded, str]:
         game = self.registry.games.get(game_id)
         if game is None:
@@ -328,13 +335,16 @@ class TableService(BotDriver):
             _raise(made)
             raise AssertionError
         table, events = made
-        meta = TableMeta(game.id, table.status, self.clock())
+        if private:
+            table = replace(table, private=True, join_code=self.new_join_code())
+        meta = TableMeta(game.id, table.status, self.clock(), table.private)
         await self._store_call(
             self.store.create(
                 table_id, table.encode(), meta, _new_events(events, at), ttl=self._ttl(table)
             )
         )
         self.metrics.inc("tablestate_commits_total", kind="create")
+        await self._lobby_after(None, table)
         return self._remember(replace(table, version=1)), host_token
 
     async def join(
@@ -344,11 +354,17 @@ class TableService(BotDriver):
         name: str,
         seat: int | None,
         client_seed: str | None,
+        code: str | None = None,
     ) -> tuple[Loaded, int, str]:
         token = f"{table_id}.{secrets.token_urlsafe(32)}"
         as_host = viewer is not None and viewer.table_id == table_id and viewer.is_host
 
         def op(loaded: Loaded) -> Any:
+            wanted = loaded.table.join_code
+            if loaded.table.private and not as_host:
+                given = (code or "").encode()
+                if wanted is None or not secrets.compare_digest(given, wanted.encode()):
+                    return Rejected("FORBIDDEN", "this private table needs its join code")
             out = eng.join(
                 loaded.table,
                 name=name,

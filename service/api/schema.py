@@ -30,9 +30,11 @@ from service.api.types import (
     CreateTablePayload,
     Game,
     JoinTablePayload,
+    LobbyEvent,
     MovePayload,
     PageInfo,
     Plugin,
+    RematchPayload,
     TableConnection,
     TableEvent,
     TableStatus,
@@ -44,6 +46,8 @@ from service.api.types import (
 )
 from service.config import Settings
 from service.errors import ApiError
+from service.hub import visible
+from service.lobby import LobbyHub
 from service.metrics import Metrics
 from service.plugins import Registry, camel, pascal
 from service.store.base import BadCursor, cursor_key
@@ -52,6 +56,8 @@ Info = strawberry.Info[Context, None]
 MAX_OPTIONS_BYTES = 16_384
 MAX_RULES = 64
 MAX_PAGE = 100
+MAX_CHAT_INPUT = 4_000  # characters of sendChat's text before it is even normalized
+LOBBY_SNAPSHOT = 500  # open tables at most in a lobbyEvents snapshot
 
 
 class _Metered(SchemaExtension):
@@ -210,6 +216,7 @@ def build_schema(
             house_rules: list[strawberry.ID] | None = None,
             options: JSON | None = None,
             seats: int | None = None,
+            private: bool = False,
         ) -> CreateTablePayload:
             await info.context.viewer()
             rules = [str(r) for r in house_rules or []]
@@ -218,9 +225,11 @@ def build_schema(
             if options is not None and len(json.dumps(options)) > MAX_OPTIONS_BYTES:
                 raise ApiError("BAD_INPUT", "options are too large")
             loaded, token = await info.context.services.tables.create(
-                str(game_id), rules, options, seats
+                str(game_id), rules, options, seats, private
             )
-            return CreateTablePayload(table=table_of(loaded, None), host_token=token)
+            return CreateTablePayload(
+                table=table_of(loaded, None), host_token=token, join_code=loaded.table.join_code
+            )
 
         @strawberry.mutation(description="Take a seat; the seat token is shown once.")
         async def join_table(
@@ -230,10 +239,11 @@ def build_schema(
             name: str,
             seat: int | None = None,
             client_seed: str | None = None,
+            code: str | None = None,
         ) -> JoinTablePayload:
             viewer = await info.context.viewer()
             loaded, index, token = await info.context.services.tables.join(
-                viewer, str(table_id), name, seat, client_seed
+                viewer, str(table_id), name, seat, client_seed, code
             )
             return JoinTablePayload(table=table_of(loaded, index), seat=index, player_token=token)
 
@@ -266,6 +276,69 @@ def build_schema(
             viewer = await info.context.viewer()
             loaded = await info.context.services.tables.start(viewer, str(table_id))
             return table_of(loaded, await info.context.seat_at(str(table_id)))
+
+        @strawberry.mutation(
+            description="New options for the table, checked like createTable's "
+            "(host only, OPEN only)."
+        )
+        async def set_options(
+            self, info: Info, table_id: strawberry.ID, options: JSON
+        ) -> TableType:
+            viewer = await info.context.viewer()
+            if len(json.dumps(options)) > MAX_OPTIONS_BYTES:
+                raise ApiError("BAD_INPUT", "options are too large")
+            loaded = await info.context.services.tables.set_options(viewer, str(table_id), options)
+            return table_of(loaded, await info.context.seat_at(str(table_id)))
+
+        @strawberry.mutation(
+            description="Empty a taken seat; its token stops working (host only, OPEN only)."
+        )
+        async def kick_seat(self, info: Info, table_id: strawberry.ID, seat: int) -> TableType:
+            viewer = await info.context.viewer()
+            loaded = await info.context.services.tables.kick(viewer, str(table_id), seat)
+            return table_of(loaded, await info.context.seat_at(str(table_id)))
+
+        @strawberry.mutation(
+            description="End an OPEN or PLAYING table with no result: CANCELLED (host only)."
+        )
+        async def cancel_table(self, info: Info, table_id: strawberry.ID) -> TableType:
+            viewer = await info.context.viewer()
+            loaded = await info.context.services.tables.cancel(viewer, str(table_id))
+            return table_of(loaded, await info.context.seat_at(str(table_id)))
+
+        @strawberry.mutation(
+            description="Open the rematch of a FINISHED table (a seat or the host), once: "
+            "later calls give the same table."
+        )
+        async def rematch(self, info: Info, table_id: strawberry.ID) -> RematchPayload:
+            viewer = await info.context.viewer()
+            loaded, seat, player_token, host_token = await info.context.services.tables.rematch(
+                viewer, str(table_id)
+            )
+            return RematchPayload(
+                table=table_of(loaded, seat),
+                seat=seat,
+                player_token=player_token,
+                host_token=host_token,
+            )
+
+        @strawberry.mutation(
+            description="Say something at a table. A seat's message (`chat.message`) reaches "
+            "everyone; anyone else's (`chat.spectator`, `name` required) reaches viewers "
+            "without a seat only. Chat never changes the table's version."
+        )
+        async def send_chat(
+            self, info: Info, table_id: strawberry.ID, text: str, name: str | None = None
+        ) -> TableEvent:
+            viewer = await info.context.viewer()
+            if len(text) > MAX_CHAT_INPUT or (name is not None and len(name) > MAX_CHAT_INPUT):
+                raise ApiError("BAD_INPUT", "the message is too long")
+            client = info.context.client
+            event = await info.context.services.tables.chat(
+                viewer, str(table_id), text, name, client.address if client else ""
+            )
+            seat = viewer.seat if viewer is not None else None
+            return TableEvent.of(event, str(table_id), seat)
 
         @strawberry.mutation(description="Make a move as your seat.")
         async def make_move(
@@ -314,8 +387,49 @@ def build_schema(
                     cursor_key(after)
                 except BadCursor as exc:
                     raise ApiError("BAD_INPUT", str(exc)) from exc
-            async for item in services.hub.subscribe(str(table_id), after):
-                yield TableEvent.delivered(item, str(table_id), seat)
+            async with services.tables.present(str(table_id), seat):
+                async for item in services.hub.subscribe(str(table_id), after):
+                    if visible(item.event, seat):
+                        yield TableEvent.delivered(item, str(table_id), seat)
+
+        @strawberry.subscription(
+            description="The open public tables (of one game, or all): a snapshot "
+            "(`table.listed`, then `lobby.live`), then live changes."
+        )
+        async def lobby_events(
+            self, info: Info, game_id: strawberry.ID | None = None
+        ) -> AsyncGenerator[LobbyEvent, None]:
+            services = info.context.services
+            if services.lobby is None:
+                services.lobby = LobbyHub(services.tables.store, services.settings.subscriber_queue)
+            game = str(game_id) if game_id is not None else None
+            async with services.lobby.listen(game) as listening:
+                page: str | None = None
+                listed = 0
+                while listed < LOBBY_SNAPSHOT:
+                    found, more = await services.tables.list(game, "OPEN", MAX_PAGE, page)
+                    for t in found:
+                        listed += 1
+                        yield LobbyEvent(
+                            type="table.listed",
+                            table_id=strawberry.ID(t.table.id),
+                            game_id=strawberry.ID(t.table.game_id),
+                            status=TableStatus(t.table.status),
+                        )
+                    page = more.next
+                    if page is None:
+                        break
+                yield LobbyEvent(type="lobby.live", table_id=None, game_id=None, status=None)
+                while True:
+                    notice = await listening.next()
+                    yield LobbyEvent(
+                        type=str(notice.get("type")),
+                        table_id=strawberry.ID(str(notice.get("tableId"))),
+                        game_id=strawberry.ID(str(notice.get("gameId"))),
+                        status=TableStatus(notice["status"])
+                        if notice.get("status") in TableStatus.__members__
+                        else None,
+                    )
 
     state_types: Sequence[type] = sorted(
         (g.state_type for g in registry.games.values() if g.state_type is not None),

@@ -23,6 +23,7 @@ from service.engine.ruleset import RuleSet
 OPEN: Final = "OPEN"
 PLAYING: Final = "PLAYING"
 FINISHED: Final = "FINISHED"
+CANCELLED: Final = "CANCELLED"  # ended by its host before a result (service/engine/lobby.py)
 EMPTY: Final = "EMPTY"
 HUMAN: Final = "HUMAN"
 BOT: Final = "BOT"
@@ -71,6 +72,11 @@ class Table:
     game: Any = None
     result: Mapping[str, Any] | None = None
     revealed_seed: str | None = None
+    # Table life (service/engine/lobby.py); defaults so that older snapshots decode.
+    private: bool = False
+    join_code: str | None = None
+    rematch_of: str | None = None
+    rematch: str | None = None
     version: int = 0
 
     def encode(self) -> str:
