@@ -57,7 +57,10 @@ MAX_OPTIONS_BYTES = 16_384
 MAX_RULES = 64
 MAX_PAGE = 100
 MAX_CHAT_INPUT = 4_000  # characters of sendChat's text before it is even normalized
-LOBBY_SNAPSHOT = 500  # open tables at most in a lobbyEvents snapshot
+LOBBY_SNAPSHOT = 500
+SEAT_ENDED = frozenset(
+    {"seat.kicked", "seat.left"}
+)  # the seat's token stops working  # open tables at most in a lobbyEvents snapshot
 
 
 class _Metered(SchemaExtension):
@@ -380,17 +383,30 @@ def build_schema(
         ) -> AsyncGenerator[TableEvent, None]:
             services = info.context.services
             seat = await info.context.seat_at(str(table_id))
-            if await services.tables.load(str(table_id)) is None:
+            loaded = await services.tables.load(str(table_id))
+            if loaded is None:
                 raise ApiError("NOT_FOUND", "no such table")
             if after is not None:
                 try:
                     cursor_key(after)
                 except BadCursor as exc:
                     raise ApiError("BAD_INPUT", str(exc)) from exc
+            if seat is not None:
+                # A WebSocket resolves its token once; a seat kicked since then is no seat.
+                await services.tables.resolve_token(info.context.token)
             async with services.tables.present(str(table_id), seat):
                 async for item in services.hub.subscribe(str(table_id), after):
                     if visible(item.event, seat):
                         yield TableEvent.delivered(item, str(table_id), seat)
+                    ev = item.event
+                    if (
+                        seat is not None
+                        and ev.seat == seat
+                        and ev.type in SEAT_ENDED
+                        and ev.version > loaded.version  # not a former holder's leaving
+                    ):
+                        # The seat may be someone else's next: nothing more of it here.
+                        raise ApiError("UNAUTHENTICATED", "this token no longer holds its seat")
 
         @strawberry.subscription(
             description="The open public tables (of one game, or all): a snapshot "

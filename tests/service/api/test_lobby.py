@@ -8,7 +8,7 @@ import json
 import pytest
 from support.life import LOBBY, SUB, events, next_data, subscribe, until
 from support.lucky import JOIN, MOVE, START, TABLE, open_table
-from support.server import Client, make_settings, serve
+from support.server import Client, make_settings, serve, ws_next
 
 CREATE = """mutation($p: Boolean!, $s: Int) {
   createTable(gameId: "lucky-draw", private: $p, seats: $s) {
@@ -241,3 +241,31 @@ async def test_lobby_events_cross_replicas(registry, redis_url, redis_prefix):
     finally:
         for store in stores:
             await store.close()
+
+
+async def test_a_kicked_seat_subscription_ends_and_cannot_restart(client: Client):
+    t = await open_table(client, humans=2, start=False)
+    # seat 1 was someone else's before: that leaving does not end the new holder's stream
+    await client.q("mutation($t: ID!) { leaveTable(tableId: $t) { version } }", t.tokens[1],
+                   t=t.table_id)  # fmt: skip
+    t.tokens[1] = (await client.q(JOIN, t=t.table_id, n="Next", s=1))["joinTable"]["playerToken"]
+    async with client.ws() as conn:
+        await subscribe(conn, SUB, {"t": t.table_id}, t.tokens[1])
+        await until(conn, lambda e: e["type"] == "seat.connected")
+        await client.q(KICK, t.host, t=t.table_id, s=1)
+        kicked = await next_data(conn)
+        assert kicked["type"] == "seat.kicked" and kicked["seat"] == 1
+        msg = await ws_next(conn)
+        assert msg["type"] == "error" or msg["payload"].get("errors"), msg
+        # the connection still stands, but a new subscription with the old token does not
+        await conn.send(
+            json.dumps(
+                {"id": "2", "type": "subscribe",
+                 "payload": {"query": SUB, "variables": {"t": t.table_id}}}
+            )
+        )  # fmt: skip
+        refused = await ws_next(conn)
+        while refused["id"] == "1":  # the first one's completion
+            assert refused["type"] == "complete", refused
+            refused = await ws_next(conn)
+        assert "UNAUTHENTICATED" in json.dumps(refused)
