@@ -437,7 +437,7 @@ class RedisStore:
 
     async def publish_lobby(self, notice: str) -> None:
         async with self._reach():
-            await self._redis.execute_command("SPUBLISH", self._lobby_channel(), notice)
+            await self._redis.spublish(self._lobby_channel(), notice)
 
     def _dispatch(self, table_id: str, message: str) -> None:
         """The watcher's news: a table's new cursor, or a lobby notice ("" after a
