@@ -125,7 +125,7 @@ class Settings:
     max_ws_per_address: int = 32
     max_cost: int = 100_000
     max_mutations: int = 5
-    # Table life (service/life.py).
+    # Chat and presence (service/social.py).
     chat_rate: float = 1.0
     chat_burst: int = 5
     presence_ttl: float = 30.0

@@ -27,9 +27,9 @@ from service.engine import table as eng
 from service.engine.game import Event, GameDef, Move, Rejected
 from service.engine.ruleset import RuleSet
 from service.errors import ApiError
-from service.life import TableLife
 from service.metrics import Metrics
 from service.plugins import Registry
+from service.social import TableSocial
 from service.store.base import (
     BadCursor,
     Idempotency,
@@ -132,10 +132,10 @@ def _raise(rejected: Rejected) -> None:
 Op = Callable[[Loaded], "tuple[eng.Table, Any, list[Event], Any] | Rejected"]
 
 
-class TableService(TableLife, BotDriver):
+class TableService(TableSocial, BotDriver):
     """Every table operation of the API, on one store, for one replica. Bots move through
     ``BotDriver`` (``service/bots.py``); chat, presence, rematches and the host's lobby
-    operations are ``TableLife``'s (``service/life.py``)."""
+    operations are ``TableSocial``'s (``service/social.py``)."""
 
     def __init__(
         self,
@@ -152,7 +152,7 @@ class TableService(TableLife, BotDriver):
         self.clock = clock
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._init_bots()
-        self._init_life()
+        self._init_social()
         # Told of every commit this replica makes (the hub delivers it to local
         # subscribers at once, without reading it back from the store).
         self.on_commit: Callable[[str, tuple[StoredEvent, ...]], None] | None = None

@@ -39,7 +39,7 @@ from service.store.base import (
 if TYPE_CHECKING:
     from service.tables import Loaded, TableService, Viewer
 
-log = logging.getLogger("tablestate.life")
+log = logging.getLogger("tablestate.social")
 
 JOIN_CODE_BYTES: Final = 6  # 8 URL-safe characters
 
@@ -57,14 +57,14 @@ def lobby_notice(kind: str, table: eng.Table) -> str:
     )
 
 
-class TableLife:
+class TableSocial:
     """Chat, presence, rematches and the host's lobby operations of ``TableService``."""
 
     _replica: str
     _present: dict[tuple[str, int], int]
     _presence_task: asyncio.Task[None] | None
 
-    def _init_life(self) -> None:
+    def _init_social(self) -> None:
         self._replica = uuid.uuid4().hex  # this process's presence entries
         self._present = {}  # (table, seat) -> open subscriptions here
         self._presence_task = None
