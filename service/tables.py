@@ -132,7 +132,7 @@ def _raise(rejected: Rejected) -> None:
 Op = Callable[[Loaded], "tuple[eng.Table, Any, list[Event], Any] | Rejected"]
 
 
-class TableService(TableLife, BotDriver):
+class TableService(BotDriver, TableLife):
     """Every table operation of the API, on one store, for one replica. Bots move through
     ``BotDriver`` (``service/bots.py``)."""
 
