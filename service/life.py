@@ -163,19 +163,22 @@ class TableLife:
 
     # -- operations -------------------------------------------------------------------
 
-    def _seat_of(self: TableService, viewer: Viewer | None, table_id: str, what: str) -> int:
+    async def _seated(
+        self: TableService, viewer: Viewer | None, table_id: str, what: str
+    ) -> tuple[Loaded, int]:
+        """The table and the viewer's seat at it, refused in DESIGN.md's order."""
         if viewer is None:
             raise ApiError("UNAUTHENTICATED", f"{what} needs a seat token")
+        loaded = await self.must_load(table_id)
         if viewer.table_id != table_id or viewer.seat is None:
             raise ApiError("FORBIDDEN", f"only a seated player may {what}")
-        return viewer.seat
+        return loaded, viewer.seat
 
     async def undo(
         self: TableService, viewer: Viewer | None, table_id: str
     ) -> tuple[Loaded, tuple[StoredEvent, ...]]:
         """Take back the viewer's last move (``undoMove``)."""
-        seat = self._seat_of(viewer, table_id, "undo")
-        loaded = await self.must_load(table_id)
+        loaded, seat = await self._seated(viewer, table_id, "undo")
 
         def op(cur: Loaded) -> Any:
             out = undo.take_back(cur.table, seat=seat, at=self._at())
@@ -196,8 +199,7 @@ class TableLife:
 
     async def rejoin(self: TableService, viewer: Viewer | None, table_id: str) -> Loaded:
         """Come back to a seat left within its grace period, with the same token."""
-        seat = self._seat_of(viewer, table_id, "rejoin")
-        loaded = await self.must_load(table_id)
+        loaded, seat = await self._seated(viewer, table_id, "rejoin")
 
         def op(cur: Loaded) -> Any:
             out = seating.rejoin(cur.table, seat=seat, at=self._at())
