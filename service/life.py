@@ -124,8 +124,10 @@ class TableLife:
                 return out[0], out[1], [*events, *out[2]], None
 
             entry = json.dumps({"seat": seat, "move": move, "timeout": True})
-            await self._fire(table_id, timeout, "timeout", version, loaded, log=entry, seat=seat)
-            self.metrics.inc("tablestate_clock_timeouts_total")
+            if await self._fire(
+                table_id, timeout, "timeout", version, loaded, log=entry, seat=seat
+            ):
+                self.metrics.inc("tablestate_clock_timeouts_total")
             return True
         due = clock.next_due(loaded.table)
         if due is None:
@@ -142,7 +144,8 @@ class TableLife:
         loaded: Loaded,
         log: str | None = None,
         seat: int | None = None,
-    ) -> None:
+    ) -> bool:
+        """Commit ``op`` at ``version``, once: whether this replica made it."""
         try:
             await self._mutate(
                 table_id,
@@ -157,6 +160,8 @@ class TableLife:
         except ApiError as exc:
             if exc.code != "VERSION_CONFLICT":
                 raise
+            return False
+        return True
 
     def _at(self: TableService) -> str:
         return clock.iso(self.clock())

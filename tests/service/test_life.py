@@ -60,6 +60,8 @@ async def test_replicas_racing_for_one_deadline_fire_it_once(registry: Registry,
         timeouts = [e for e in events if e.type == "clock.timeout"]
         assert [(e.version, e.data["timeouts"]) for e in timeouts] == [(before.version + 1, 1)]
         assert (await services[2].must_load(tid)).version == before.version + 1
+        fired = sum(s.metrics.get("tablestate_clock_timeouts_total") for s in services)
+        assert fired == 1
     finally:
         for s in services:
             await s.close()
