@@ -107,3 +107,28 @@ async def test_a_game_with_undos_and_timeouts_replays(registry: Registry, make_s
         assert not replay(done.table, broken, done.game, done.rules).ok
     finally:
         await svc.close()
+
+
+async def test_a_grace_period_ends_once_whichever_replica_sees_it(registry: Registry, make_store):
+    clock = Clock()
+    services = _replicas(registry, make_store, clock, 3)
+    try:
+        tid, tokens = await _table(services[0], leaveGraceSeconds=20)
+        loaded = await services[0].must_load(tid)
+        waiting = 1 - loaded.to_act()[0]  # the seat not to act leaves: nobody moves for it
+        left = await services[1].leave(await services[1].resolve_token(tokens[waiting]), tid)
+        clock.now += 19
+        assert sum(await asyncio.gather(*(s.run_due_once() for s in services))) == 0
+        clock.now += 2
+        await asyncio.gather(*(s.run_due_once() for s in services))
+        for s in services:
+            await s.run_bot(tid, left.version)
+        done = await services[2].must_load(tid)
+        assert done.version == left.version + 1
+        assert done.table.seats[waiting].kind == "BOT"
+        events = await services[0].events(tid, None, 1000, None)
+        took = [e for e in events if e.type == "seat.bot_took_over"]
+        assert [(e.seat, e.data["reason"]) for e in took] == [(waiting, "left")]
+    finally:
+        for s in services:
+            await s.close()
