@@ -104,7 +104,7 @@ class TableSocial:
             data["name"] = loaded.table.seats[seat].name
             key, kind, audience = f"{seat}", chat_rules.SEAT_MESSAGE, None
         else:
-            who = eng._clean_name(name) if name is not None else None
+            who = eng.clean_name(name) if name is not None else None
             if who is None:
                 raise ApiError(
                     "BAD_INPUT", f"a spectator's message needs a name of 1 to {eng.MAX_NAME} "

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from service.engine.game import Event, GameDef, Rejected
-from service.engine.options import OptionError, resolve
+from service.engine.options import OptionError, resolve, table_schema
 from service.engine.table import (
     BOT,
     CANCELLED,
@@ -46,7 +46,7 @@ def set_options(
     if options is not None and not isinstance(options, Mapping):
         return Rejected("BAD_INPUT", "options must be a JSON object")
     try:
-        resolved = resolve(game.options, options)
+        resolved = resolve(table_schema(game.options), options)
     except OptionError as exc:
         return Rejected("BAD_INPUT", str(exc))
     new = replace(table, options=resolved, updated_at=now)
@@ -72,7 +72,9 @@ def cancel(table: Table, *, seed: str, now: str) -> tuple[Table, list[Event]] | 
     will be dealt from it)."""
     if table.status not in (OPEN, PLAYING):
         return Rejected("TABLE_NOT_PLAYING", "the table has already ended")
-    new = replace(table, status=CANCELLED, revealed_seed=seed, updated_at=now)
+    # Clocks stop and grace periods end with the game: nothing falls due at it any more.
+    seats = tuple(replace(s, turn_started=None, deadline=None, rejoin_by=None) for s in table.seats)
+    new = replace(table, seats=seats, status=CANCELLED, revealed_seed=seed, updated_at=now)
     return new, [Event("table.cancelled", {"from": table.status, "shuffleSeed": seed})]
 
 

@@ -78,14 +78,15 @@ async def test_a_private_table_needs_its_code(client: Client):
 async def test_set_options(client: Client):
     t = await open_table(client, humans=2, start=False)
     version = (await client.q(TABLE, t=t.table_id))["table"]["version"]
-    done = (await client.q(SET_OPTIONS, t.host, t=t.table_id, o={"handSize": 5}))["setOptions"]
-    assert done == {"version": version + 1, "options": {"handSize": 5}}
+    wanted = {"handSize": 5, "turnSeconds": 60}
+    done = (await client.q(SET_OPTIONS, t.host, t=t.table_id, o=wanted))["setOptions"]
+    assert done["version"] == version + 1
+    assert {k: done["options"][k] for k in wanted} == wanted
     changed = (await events(client, t.table_id, l=1))["events"][0]
-    assert changed["type"] == "options.changed" and changed["data"]["options"] == {"handSize": 5}
+    assert changed["type"] == "options.changed" and changed["data"]["options"] == done["options"]
     # defaults fill what is left out
-    assert (await client.q(SET_OPTIONS, t.host, t=t.table_id, o={}))["setOptions"]["options"] == {
-        "handSize": 3
-    }
+    reset = (await client.q(SET_OPTIONS, t.host, t=t.table_id, o={}))["setOptions"]["options"]
+    assert reset["handSize"] == 3 and reset["turnSeconds"] == 0
     await client.q(START, t.host, t=t.table_id)
     hand = (await client.q(TABLE, t.tokens[0], t=t.table_id))["table"]["state"]["myHand"]
     assert len(hand) == 3

@@ -62,11 +62,11 @@ def test_old_snapshots_decode_with_the_new_fields_defaulted():
 
 def test_set_options():
     t, events = _ok(lobby.set_options(_new(), game=GAME, options={"handSize": 4}, now="later"))
-    assert t.options == {"handSize": 4} and t.updated_at == "later"
-    assert events[0].type == "options.changed" and events[0].data == {"options": {"handSize": 4}}
-    assert _ok(lobby.set_options(_new(), game=GAME, options=None, now=NOW))[0].options == {
-        "handSize": 3
-    }
+    assert t.options["handSize"] == 4 and t.updated_at == "later"
+    assert events[0].type == "options.changed" and events[0].data == {"options": dict(t.options)}
+    assert _ok(lobby.set_options(_new(), game=GAME, options=None, now=NOW))[0].options == (
+        _new().options
+    )
 
 
 @pytest.mark.parametrize(
@@ -96,8 +96,13 @@ def test_kick():
 
 
 def test_cancel():
+    running = _seated()
+    running = replace(
+        running, seats=(replace(running.seats[0], deadline=5.0, rejoin_by=9.0), *running.seats[1:])
+    )
     for status in (eng.OPEN, eng.PLAYING):
-        t, events = _ok(lobby.cancel(replace(_seated(), status=status), seed="ab", now=NOW))
+        t, events = _ok(lobby.cancel(replace(running, status=status), seed="ab", now=NOW))
+        assert t.seats[0].deadline is None and t.seats[0].rejoin_by is None
         assert t.status == eng.CANCELLED and t.revealed_seed == "ab" and t.result is None
         assert events[0].data == {"from": status, "shuffleSeed": "ab"}
     for status in (eng.FINISHED, eng.CANCELLED):
