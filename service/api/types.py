@@ -130,7 +130,6 @@ class Seat:
         "the seat (null: not left).",
     )
 
-    _table_id: strawberry.Private[str] = ""
     _kind: strawberry.Private[str] = "EMPTY"
     _present: strawberry.Private[Any] = None
 
@@ -173,7 +172,6 @@ def _seat_of(table: Any, s: Any, score: int | None, now: float, present: Any = N
         deadline=_epoch(s.deadline),
         timeouts=s.timeouts,
         rejoin_by=_epoch(s.rejoin_by),
-        _table_id=table.id,
         _kind=s.kind,
         _present=present,
     )
