@@ -14,17 +14,25 @@
 //         delivers the `number.played` event with data.turn > the turn it moved on.
 //   The other player sends as soon as its subscription shows it is to act (playOrder[turn % 2]).
 //   Spectators (phase C) connect without a token and subscribe the same way.
-// Usage: node loadgen.js A|B|C [--port 8000] [--server-pids PID,PID] [--transport ws|http]
+// Usage: node loadgen.js A|B|C|M [--port 8000] [--server-pids PID,PID] [--transport ws|http]
 //        [--moves N] [--matches N] [--duration S] [--spectators N] [--samples-out FILE]
+//        [--hard-s S] [--setup-batch N] [--connections N] [--subs-per-conn K]
 // --server-pids: root pids of the server (tablestate serve, redis-server); their descendants
-// (uvicorn workers) are found and summed too. --moves/--matches/--duration/--spectators only
-// shrink the phases for the smoke test; the benchmark uses the WORKLOAD.md defaults.
+// (uvicorn workers) are found and summed too. --moves/--matches/--duration/--spectators shrink
+// the phases for the smoke test, and grow them for the scaling curves (bench/scaling.py); the
+// peer benchmark uses the WORKLOAD.md defaults. --hard-s overrides the hard deadline (for
+// 1,000 tables or 5,000 spectators, whose setup alone takes a while); --setup-batch N creates
+// and syncs the matches of B N at a time (default 1: one after the other, as before).
+// Phase M (memory, not in WORKLOAD.md): one match, then --connections N spectator connections
+// with --subs-per-conn K tableEvents subscriptions each (batches of 20 connections); the server
+// RSS (summed over its processes, and per process) before and after, after a 2 s settle each, and
+// one move that every subscription must receive. Bytes per subscription = the growth / (N*K).
 const fs = require('fs');
 const http = require('http');
 const WebSocket = require('ws');
 const { createClient } = require('graphql-ws');
 const S = require('../lib/stats');
-const { MultiProcSampler } = require('../lib/procs');
+const { MultiProcSampler, withDescendants, mem, statFields } = require('../lib/procs');
 
 const args = process.argv.slice(2);
 const phase = args[0];
@@ -44,9 +52,11 @@ const CFG = {
   A: { matches: 1, moves: num('moves', 2000), spectators: 0, hard_s: 180 },
   B: { matches: num('matches', 50), duration_s: num('duration', 20), maxMovesTotal: 2_000_000, spectators: 0, hard_s: 120 },
   C: { matches: 1, moves: num('moves', 200), spectators: num('spectators', 200), hard_s: 180 },
+  M: { matches: 1, connections: num('connections', 100), subsPerConn: num('subs-per-conn', 1), hard_s: 180 },
 }[phase];
-if (!CFG) { console.error('phase must be A, B or C'); process.exit(2); }
-S.hardDeadline(CFG.hard_s, 'tablestate phase ' + phase);
+if (!CFG) { console.error('phase must be A, B, C or M'); process.exit(2); }
+S.hardDeadline(num('hard-s', CFG.hard_s), 'tablestate phase ' + phase);
+const SETUP_BATCH = Math.max(1, num('setup-batch', 1));
 
 const CREATE = 'mutation($g: ID!) { createTable(gameId: $g, seats: 2) { hostToken table { id } } }';
 const JOIN = 'mutation($t: ID!, $n: String!) { joinTable(tableId: $t, name: $n) { seat playerToken } }';
@@ -237,11 +247,12 @@ async function phaseB() {
   const lat = [];
   const matches = [];
   let running = false; let totalSent = 0;
-  for (let i = 0; i < CFG.matches; i++) {
-    const { tableId, tokens } = await createMatch();
-    matches.push(new Match(tableId, tokens, { lat, canSend: () => running && totalSent < CFG.maxMovesTotal, onSend: () => totalSent++ }));
+  const opts = { lat, canSend: () => running && totalSent < CFG.maxMovesTotal, onSend: () => totalSent++ };
+  for (let i = 0; i < CFG.matches; i += SETUP_BATCH) {
+    const made = await Promise.all(Array.from({ length: Math.min(SETUP_BATCH, CFG.matches - i) }, createMatch));
+    for (const { tableId, tokens } of made) matches.push(new Match(tableId, tokens, opts));
   }
-  for (const m of matches) await m.setup();
+  for (let i = 0; i < matches.length; i += SETUP_BATCH) await Promise.all(matches.slice(i, i + SETUP_BATCH).map((m) => m.setup()));
   const sampler = new MultiProcSampler(SERVER_PIDS);
   sampler.start();
   running = true;
@@ -323,8 +334,61 @@ async function phaseC() {
   };
 }
 
+// Server RSS now: the sum over the server's processes (kB) and each process's (by command name).
+function rssNow() {
+  const pids = withDescendants(SERVER_PIDS);
+  const per = {}; let sum = 0;
+  for (const pid of pids) {
+    try {
+      const kb = mem(pid).rss_kb; const name = `${statFields(pid).comm}[${pid}]`;
+      per[name] = kb; sum += kb;
+    } catch (e) { /* gone meanwhile */ }
+  }
+  return { sum, per };
+}
+
+async function phaseM() {
+  const lat = [];
+  const { tableId, tokens } = await createMatch();
+  const m = new Match(tableId, tokens, { lat, canSend: () => false });
+  await m.setup();
+  const total = CFG.connections * CFG.subsPerConn;
+  await S.sleep(2000);
+  const before = rssNow();
+  const t0 = S.nowMs();
+  let received = 0;
+  const clients = [];
+  const openOne = async () => {
+    const client = connect(null);
+    clients.push(client);
+    const subs = [];
+    for (let k = 0; k < CFG.subsPerConn; k++) {
+      subs.push(subscribeTable(client, tableId, (ev) => { if (ev.type === 'number.played') received++; }));
+    }
+    await Promise.all(subs);
+  };
+  for (let i = 0; i < CFG.connections; i += 20) await Promise.all(Array.from({ length: Math.min(20, CFG.connections - i) }, openOne));
+  const openS = (S.nowMs() - t0) / 1000;
+  await S.sleep(2000);
+  const after = rssNow();
+  // one move: every subscription must deliver it (bounded wait)
+  m.send(m.players[m.order[0]]);
+  const tw = S.nowMs() + 15000;
+  while (received < total && S.nowMs() < tw) await S.sleep(20);
+  const perProcess = {};
+  for (const [name, kb] of Object.entries(after.per)) perProcess[name] = { before_mb: Math.round((before.per[name] || 0) / 102.4) / 10, after_mb: Math.round(kb / 102.4) / 10 };
+  m.close(); for (const c of clients) { try { c.dispose(); } catch (e) { /* closing anyway */ } }
+  return {
+    connections: CFG.connections, subs_per_conn: CFG.subsPerConn, subscriptions: total, open_s: +openS.toFixed(2),
+    deliveries: received, expected_deliveries: total,
+    server_rss_before_mb: Math.round(before.sum / 102.4) / 10, server_rss_after_mb: Math.round(after.sum / 102.4) / 10,
+    bytes_per_subscription: Math.round(((after.sum - before.sum) * 1024) / total),
+    per_process: perProcess, ...errorFields(),
+  };
+}
+
 (async () => {
-  const fn = { A: phaseA, B: phaseB, C: phaseC }[phase];
+  const fn = { A: phaseA, B: phaseB, C: phaseC, M: phaseM }[phase];
   const res = await fn();
   console.log(JSON.stringify({ server: serverName(), phase, transport: TRANSPORT, ts: new Date().toISOString(), ...res }));
   process.exit(0);
