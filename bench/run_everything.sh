@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Every figure and chart of docs/performance.md, in one command (about 25 minutes on 2 vCPUs
+# with REPEATS=1, most of it the peers' runs and the quiet-machine waits).
+#
+# Usage: bash bench/run_everything.sh
+# Environment:
+#   REPEATS     repetitions of the side-by-side phases A, B, C (default 3, as the peers' RESULTS.md)
+#   PEERS_RUN   reuse this finished run folder of run_all.sh instead of running the peers again
+#   SERVERS     servers of the side-by-side run (default "bgio colyseus tablestate")
+#   TRANSPORTS  Tablestate's move transports there (default "ws http")
+#   PEERS_DIR   the peers' benchmark (see bench/peers/run_all.sh)
+#   OUT         folder of the JSON lines and printed tables (default bench/results)
+# Steps (each prints its figures; all land in $OUT, the charts in docs/performance/):
+#   1. bench/peers/run_all.sh      phases A, B, C: Tablestate beside boardgame.io and Colyseus
+#   2. bench/scaling.py            1..1,000 tables; 10..5,000 subscribers; bytes per subscription
+#   3. bench/games.py              bundled games with bots: games/s; Redis bytes per table
+#   4. bench/profile_move.py       py-spy under phase A: a move's server time by layer
+#   5. bench/charts.py             the PNGs
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+OUT="${OUT:-$ROOT/bench/results}"
+mkdir -p "$OUT"
+if [ -z "${VIRTUAL_ENV:-}" ] && [ -f "$ROOT/.venv/bin/activate" ]; then
+  # shellcheck disable=SC1091
+  . "$ROOT/.venv/bin/activate"
+fi
+cd "$ROOT"
+{
+  echo "started $(date -u +%FT%TZ); $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$OUT/machine.txt"
+
+if [ -z "${PEERS_RUN:-}" ]; then
+  PEERS_RUN="$ROOT/bench/peers/results/$(date -u +%Y%m%dT%H%M%SZ)"
+  RESULTS="$PEERS_RUN" SERVERS="${SERVERS:-bgio colyseus tablestate}" TRANSPORTS="${TRANSPORTS:-ws http}" \
+    bash "$HERE/peers/run_all.sh" "A B C" "${REPEATS:-3}"
+fi
+echo "peer run: $PEERS_RUN" | tee -a "$OUT/machine.txt"
+
+python "$HERE/scaling.py" --out-dir "$OUT" | tee "$OUT/scaling.txt"
+rm -f "$OUT/games.jsonl" "$OUT/profile.jsonl"
+python "$HERE/games.py" --games 20 --out "$OUT/games.jsonl" | tee "$OUT/games.txt"
+python "$HERE/profile_move.py" --out "$OUT/profile.jsonl" | tee "$OUT/profile.txt"
+python "$HERE/charts.py" --peers-run "$PEERS_RUN" --scaling "$OUT/scaling.jsonl" \
+  --out "$ROOT/docs/performance"
+echo "finished $(date -u +%FT%TZ); load: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
