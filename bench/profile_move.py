@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scaling import code_version, install_bench_game, loadavg, server, wait_quiet  # noqa: E402
+from scaling import code_version, install_bench_game, loadavg, server, wait_quiet
 
 ROOT = Path(__file__).resolve().parents[1]
 LOADGEN = ROOT / "bench" / "peers" / "tablestate" / "loadgen.js"
@@ -47,10 +47,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("Redis client (redis-py, service/store)", ("/redis/", "/service/store/", "hiredis")),
     ("fan-out (service/hub)", ("/service/hub.py",)),
     ("table service (service/tables, bots)", ("/service/tables.py", "/service/bots.py")),
-    ("GraphQL (strawberry, graphql-core, service/api)",
-     ("/strawberry/", "/graphql/", "/service/api/")),  # fmt: skip
-    ("WebSocket/HTTP (uvicorn, websockets, starlette)",
-     ("/uvicorn/", "/websockets/", "/starlette/", "/h11/", "/httptools/", "wsproto")),  # fmt: skip
+    (
+        "GraphQL (strawberry, graphql-core, service/api)",
+        ("/strawberry/", "/graphql/", "/service/api/"),
+    ),
+    (
+        "WebSocket/HTTP (uvicorn, websockets, starlette)",
+        ("/uvicorn/", "/websockets/", "/starlette/", "/h11/", "/httptools/", "wsproto"),
+    ),
     ("logging, metrics", ("/logging/", "/service/logs.py", "/service/metrics.py")),
     ("asyncio event loop (and uvloop's C: I/O, callbacks)", ("/asyncio/", "uvloop")),
 ]

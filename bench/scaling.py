@@ -9,8 +9,13 @@ client; one process) and stops both. Three curves:
 - ``tables``: N tables at once, each strictly sequential (its two players alternate, each move
   sent when the mover's subscription shows it is to act), for ``--duration`` seconds: total
   moves/s and the move latency p50/p99 (send -> the mover's own subscription delivers it).
-  The loadgen's phase B with ``--matches N``.
-- ``fanout``: one table, N spectators subscribed, ``--fanout-moves`` moves one at a time (the
+  The loadgen's phase B with ``--matches N --retry-unavailable``: a move refused with
+  UNAVAILABLE (the server's answer when a store call waits past its timeout, e.g. for a pooled
+  Redis connection) is sent again after 50 ms with the same idempotency key, as a client told
+  "retry later" would; its latency counts from the first send, and the resends are counted
+  (``moves_retried_unavailable``). Every move carries an idempotency key at every N.
+- ``fanout``: one table, N spectators subscribed, ``--fanout-moves`` moves (100; fewer where
+  N x moves would pass ``--fanout-deliveries``, 100,000: 20 moves at 5,000) one at a time (the
   next once every spectator has the last): the delivery latency p50/p99 over every (move,
   spectator). The loadgen's phase C with ``--spectators N``.
 - ``memory``: the server's RSS (uvicorn workers + redis-server, summed) before and after N
@@ -20,8 +25,8 @@ client; one process) and stops both. Three curves:
 Every point is one JSON line (``--out-dir``/scaling.jsonl, replaced at each invocation; raw
 latency samples in ``--out-dir``/samples/), and a table is printed at the end.
 
-    python bench/scaling.py                  # the full curves (about 5 minutes on 2 vCPUs)
-    python bench/scaling.py --quick          # seconds: 1-2 tables, 3-5 spectators
+    python bench/scaling.py                  # the full curves (5 to 15 minutes on 2 vCPUs)
+    python bench/scaling.py --quick          # seconds: 1-2 tables, 3 spectators, 10 subscriptions
     python bench/scaling.py --only tables --tables 1 10 --duration 5
 
 Before each point it waits (at most ``--quiet-wait`` seconds) for the machine to be quiet, as
@@ -196,12 +201,13 @@ def points(args: argparse.Namespace) -> list[tuple[str, int, str, list[str], flo
     if "tables" in args.only:
         for n in args.tables:
             flags = ["--matches", str(n), "--duration", str(args.duration),
-                     "--setup-batch", "20", "--hard-s", str(hard),
+                     "--setup-batch", "20", "--hard-s", str(hard), "--retry-unavailable",
                      "--samples-out", str(samples / f"tables_{n}.json")]  # fmt: skip
             out.append(("tables", n, "B", flags, hard + 30))
     if "fanout" in args.only:
         for n in args.subscribers:
-            flags = ["--spectators", str(n), "--moves", str(args.fanout_moves), "--hard-s",
+            moves = max(5, min(args.fanout_moves, args.fanout_deliveries // n))
+            flags = ["--spectators", str(n), "--moves", str(moves), "--hard-s",
                      str(hard), "--samples-out", str(samples / f"fanout_{n}.json")]  # fmt: skip
             out.append(("fanout", n, "C", flags, hard + 30))
     if "memory" in args.only:
@@ -222,7 +228,8 @@ def summary_row(curve: str, n: int, r: dict[str, Any]) -> str:
         return (f"| tables | {n} | {r['moves_per_s']:.0f} moves/s | p50 {lat['p50_ms']} ms | "
                 f"p99 {lat['p99_ms']} ms | server CPU {r['server_cpu_pct']} % | "
                 f"client CPU {r['client_cpu_pct']} % | errors {r['move_errors']}+"
-                f"{r['subscription_errors']} |")  # fmt: skip
+                f"{r['subscription_errors']} | UNAVAILABLE resent "
+                f"{r.get('moves_retried_unavailable', 0)} |")  # fmt: skip
     if curve == "fanout":
         fan = r["fanout"]
         return (f"| fanout | {n} | p50 {fan['p50_ms']} ms | p99 {fan['p99_ms']} ms | "
@@ -245,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="subscriptions opened for the memory figure")  # fmt: skip
     parser.add_argument("--duration", type=float, default=10.0, help="seconds per table point")
     parser.add_argument("--fanout-moves", type=int, default=100, help="moves per fan-out point")
+    parser.add_argument("--fanout-deliveries", type=int, default=100_000,
+                        help="fewer moves where N subscribers x moves would exceed this")  # fmt: skip
     parser.add_argument("--workers", type=int, default=1, help="uvicorn workers")
     parser.add_argument("--quiet-wait", type=int, default=60,
                         help="max seconds to wait for a quiet machine before each point (0: no wait)")  # fmt: skip

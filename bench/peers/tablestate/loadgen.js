@@ -16,13 +16,15 @@
 //   Spectators (phase C) connect without a token and subscribe the same way.
 // Usage: node loadgen.js A|B|C|M [--port 8000] [--server-pids PID,PID] [--transport ws|http]
 //        [--moves N] [--matches N] [--duration S] [--spectators N] [--samples-out FILE]
-//        [--hard-s S] [--setup-batch N] [--connections N] [--subs-per-conn K]
+//        [--hard-s S] [--setup-batch N] [--connections N] [--subs-per-conn K] [--retry-unavailable]
 // --server-pids: root pids of the server (tablestate serve, redis-server); their descendants
 // (uvicorn workers) are found and summed too. --moves/--matches/--duration/--spectators shrink
 // the phases for the smoke test, and grow them for the scaling curves (bench/scaling.py); the
 // peer benchmark uses the WORKLOAD.md defaults. --hard-s overrides the hard deadline (for
 // 1,000 tables or 5,000 spectators, whose setup alone takes a while); --setup-batch N creates
 // and syncs the matches of B N at a time (default 1: one after the other, as before).
+// --retry-unavailable: as a client told "retry later" would, resend a move refused with
+// UNAVAILABLE after 50 ms (with an idempotency key; counted in moves_retried_unavailable).
 // Phase M (memory, not in WORKLOAD.md): one match, then --connections N spectator connections
 // with --subs-per-conn K tableEvents subscriptions each (batches of 20 connections); the server
 // RSS (summed over its processes, and per process) before and after, after a 2 s settle each, and
@@ -62,6 +64,10 @@ const CREATE = 'mutation($g: ID!) { createTable(gameId: $g, seats: 2) { hostToke
 const JOIN = 'mutation($t: ID!, $n: String!) { joinTable(tableId: $t, name: $n) { seat playerToken } }';
 const START = 'mutation($t: ID!) { startGame(tableId: $t) { status } }';
 const MOVE = 'mutation($t: ID!, $n: Int!) { makeMove(tableId: $t, move: {benchCounter: {play: {n: $n}}}) { table { version } } }';
+// With --retry-unavailable: each move carries an idempotency key, so that a resend after
+// UNAVAILABLE ("retry later") cannot make the move twice.
+const MOVE_IDEM = 'mutation($t: ID!, $n: Int!, $k: String) { makeMove(tableId: $t, move: {benchCounter: {play: {n: $n}}}, idempotencyKey: $k) { table { version } } }';
+const RETRY_UNAVAILABLE = args.includes('--retry-unavailable');
 const SUB = 'subscription($t: ID!) { tableEvents(tableId: $t, after: null) { cursor version type seat data } }';
 const LIST = 'query($t: ID!) { table(id: $t) { version state { ... on BenchCounterState { list } } } }';
 
@@ -102,7 +108,7 @@ async function createMatch() {
 }
 
 // ---- WebSocket (graphql-transport-ws via the official client) ----
-const errors = { move: 0, subscription: 0, first: null };
+const errors = { move: 0, subscription: 0, first: null, retried: 0 };
 function noteError(kind, e) {
   errors[kind]++;
   if (!errors.first) errors.first = `${kind}: ${e && e.message ? e.message : JSON.stringify(e)}`.slice(0, 300);
@@ -161,15 +167,29 @@ class Match {
     p.pending = { turn: p.turn, t0 };
     this.opts.onSend && this.opts.onSend(this, p.turn, t0);
     const variables = { t: this.tableId, n };
+    if (RETRY_UNAVAILABLE) variables.k = `${this.tableId}:${k}`;
+    this.post(p, variables, 0);
+  }
+  // One attempt of a move; with --retry-unavailable an UNAVAILABLE answer is sent again after
+  // 50 ms (10 attempts at most); the latency still counts from the first send.
+  post(p, variables, attempt) {
+    const query = RETRY_UNAVAILABLE ? MOVE_IDEM : MOVE;
+    const onErrors = (errs) => {
+      const code = errs[0] && errs[0].extensions && errs[0].extensions.code;
+      if (RETRY_UNAVAILABLE && code === 'UNAVAILABLE' && attempt < 9) {
+        errors.retried++;
+        setTimeout(() => this.post(p, variables, attempt + 1), 50);
+      } else noteError('move', errs[0]);
+    };
     if (TRANSPORT === 'ws') {
-      p.client.subscribe({ query: MOVE, variables }, {
-        next: (r) => { if (r.errors) noteError('move', r.errors[0]); },
+      p.client.subscribe({ query, variables }, {
+        next: (r) => { if (r.errors) onErrors(r.errors); },
         error: (e) => noteError('move', e),
         complete: () => {},
       });
     } else {
-      gql(MOVE, variables, this.tokens[p.seat], p.agent).then(
-        (r) => { if (r.errors) noteError('move', r.errors[0]); },
+      gql(query, variables, this.tokens[p.seat], p.agent).then(
+        (r) => { if (r.errors) onErrors(r.errors); },
         (e) => noteError('move', e));
     }
   }
@@ -213,7 +233,7 @@ function dumpSamples(samples) {
   fs.writeFileSync(SAMPLES_OUT, JSON.stringify({ server: serverName(), phase, ...out }));
 }
 const serverName = () => `tablestate (${TRANSPORT} moves)`;
-const errorFields = () => ({ move_errors: errors.move, subscription_errors: errors.subscription, ...(errors.first ? { first_error: errors.first } : {}) });
+const errorFields = () => ({ move_errors: errors.move, subscription_errors: errors.subscription, ...(RETRY_UNAVAILABLE ? { moves_retried_unavailable: errors.retried } : {}), ...(errors.first ? { first_error: errors.first } : {}) });
 
 async function phaseA() {
   const lat = [];
