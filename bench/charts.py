@@ -100,9 +100,14 @@ def percentile(sorted_ms: list[float], p: float) -> float:
 PLAIN = FuncFormatter(lambda v, _pos: f"{v:g}")  # 0.1, 1, 10 rather than 10^-1, 10^0, 10^1
 
 
+# Minor ticks of a log axis: 2 and 5 of each decade are labelled, the rest stay blank.
+MINOR = FuncFormatter(lambda v, _pos: f"{v:g}" if f"{v:e}"[0] in "25" else "")
+
+
 def plain(ax: Axes, *axes: str) -> None:
     for a in axes:
         getattr(ax, f"{a}axis").set_major_formatter(PLAIN)
+        getattr(ax, f"{a}axis").set_minor_formatter(MINOR)
 
 
 def cdf(ax: Axes, samples: list[float], key: str) -> None:
