@@ -38,10 +38,16 @@ if [ -z "${PEERS_RUN:-}" ]; then
 fi
 echo "peer run: $PEERS_RUN" | tee -a "$OUT/machine.txt"
 
-python "$HERE/scaling.py" --out-dir "$OUT" | tee "$OUT/scaling.txt"
+# A step that fails (e.g. a scaling point the server could not take) is reported, and the
+# other steps still run; the exit status says whether all went well.
+FAILED=""
+step() { local name="$1"; shift; "$@" || { FAILED="$FAILED $name"; echo "!! $name failed" >&2; }; }
+step scaling bash -c 'python "$1/scaling.py" --out-dir "$2" | tee "$2/scaling.txt"' _ "$HERE" "$OUT"
 rm -f "$OUT/games.jsonl" "$OUT/profile.jsonl"
-python "$HERE/games.py" --games 20 --out "$OUT/games.jsonl" | tee "$OUT/games.txt"
-python "$HERE/profile_move.py" --out "$OUT/profile.jsonl" | tee "$OUT/profile.txt"
-python "$HERE/charts.py" --peers-run "$PEERS_RUN" --scaling "$OUT/scaling.jsonl" \
+step games bash -c 'python "$1/games.py" --games 20 --out "$2/games.jsonl" | tee "$2/games.txt"' _ "$HERE" "$OUT"
+step profile bash -c 'python "$1/profile_move.py" --out "$2/profile.jsonl" | tee "$2/profile.txt"' _ "$HERE" "$OUT"
+step charts python "$HERE/charts.py" --peers-run "$PEERS_RUN" --scaling "$OUT/scaling.jsonl" \
   --out "$ROOT/docs/performance"
-echo "finished $(date -u +%FT%TZ); load: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
+echo "finished $(date -u +%FT%TZ); load: $(cut -d' ' -f1-3 /proc/loadavg); failed:${FAILED:- none}" \
+  | tee -a "$OUT/machine.txt"
+[ -z "$FAILED" ]
