@@ -113,11 +113,13 @@ def install_bench_game(work: Path) -> Path:
         ROOT / "bench" / "bench_game", src, ignore=shutil.ignore_patterns("build", "*.egg-info")
     )
     site = work / "site"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site),
-         str(src)],
-        check=True, timeout=180,
-    )  # fmt: skip
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site)]
+    # Built with this environment's setuptools when it has one (no download); else isolated.
+    done = subprocess.run(
+        [*cmd, "--no-build-isolation", str(src)], capture_output=True, timeout=180
+    )
+    if done.returncode != 0:
+        subprocess.run([*cmd, str(src)], check=True, timeout=180)
     return site
 
 
