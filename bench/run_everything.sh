@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every figure and chart of docs/performance.md, in one command (about 25 minutes on 2 vCPUs
-# with REPEATS=1, most of it the peers' runs and the quiet-machine waits).
+# Every figure and chart of docs/performance.md, in one command (on 2 vCPUs about 30 minutes
+# with REPEATS=1, about an hour with the default 3; most of it the peer runs and quiet waits).
 #
 # Usage: bash bench/run_everything.sh
 # Environment:
