@@ -1,15 +1,13 @@
 'use strict';
-// The hook for PNG charts, called by `node compare.js --charts DIR FILE.jsonl...`.
-// Not drawn yet: for now it writes DIR/chart_data.json, everything a chart needs:
-//   rows     every run (JSON lines as the runners print them; percentiles per run)
-//   medians  server -> phase -> figure -> median (the figures of compare.js)
-//   samples  the raw latency samples of Tablestate runs made with SAMPLES_DIR set
-//            (run_tablestate.sh / run_all.sh), keyed by file name
-// To draw PNGs, replace the body of draw() (or call a plotting script on chart_data.json,
-// e.g. Python + matplotlib): latency distributions per phase side by side with the peers,
-// and, later, scaling curves (tables, subscribers) from their own result files.
+// The chart hook, called by `node compare.js --charts DIR FILE.jsonl...` (run_all.sh with CHARTS=1).
+// Writes DIR/chart_data.json (every run, the medians of compare.js, and the raw latency samples
+// of the runs made with SAMPLES_DIR set), then has bench/charts.py (Python + matplotlib; the
+// project's venv, or $PYTHON) draw the PNGs into DIR: the latency distributions of phases A, B
+// and C, Tablestate beside the peers. The scaling curves come from bench/scaling.py, drawn by
+// the same script (bench/run_everything.sh).
 const fs = require('fs');
 const path = require('path');
+const { spawnSync } = require('child_process');
 
 function draw({ rows, medians, servers, dir }) {
   fs.mkdirSync(dir, { recursive: true });
@@ -20,6 +18,11 @@ function draw({ rows, medians, servers, dir }) {
   }
   const out = path.join(dir, 'chart_data.json');
   fs.writeFileSync(out, JSON.stringify({ servers, medians, rows, samples }));
-  console.error(`charts: PNG drawing is not implemented yet; chart data written to ${out}`);
+  console.error(`charts: chart data written to ${out}`);
+  const run = sdir ? path.dirname(sdir) : path.dirname(dir);
+  const py = process.env.PYTHON || 'python';
+  const res = spawnSync(py, [path.join(__dirname, '..', 'charts.py'), '--peers-run', run, '--out', dir,
+    '--scaling', path.join(dir, 'no-scaling.jsonl')], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 120000 });
+  if (res.status !== 0) console.error(`charts: ${py} bench/charts.py failed (status ${res.status}); is matplotlib installed?`);
 }
 module.exports = { draw };

@@ -13,6 +13,8 @@
 #   RESULTS    folder of this run's JSON lines; default bench/peers/results/<UTC time>
 #   CHARTS=1   also hand the runs to charts.js (chart data / PNGs into $RESULTS/charts)
 #   WORKERS, TRANSPORTS, LOG_LEVEL: passed to run_tablestate.sh
+# Raw latency samples of every run (Tablestate and, through lib/capture_samples.js, the peers)
+# go to $RESULTS/samples (SAMPLES_DIR), for the latency-distribution charts.
 # Each runner waits for a quiet machine before every run, starts a fresh server per (phase,
 # repetition), bounds every loop and wait, and talks to 127.0.0.1 only. Repetitions are
 # interleaved (rep 1 of every server, then rep 2, ...) so that slow drifts of the machine
@@ -30,6 +32,8 @@ case " $SERVERS " in *" bgio "*|*" colyseus "*)
   [ -f "$PEERS_DIR/run_bgio.sh" ] || { echo "no peer benchmark at $PEERS_DIR (set PEERS_DIR)" >&2; exit 1; } ;;
 esac
 export SAMPLES_DIR="${SAMPLES_DIR:-$RESULTS/samples}"
+# The peers' loadgens keep their raw latency samples there too (lib/capture_samples.js, preloaded).
+PEER_NODE_OPTIONS="--require $HERE/lib/capture_samples.js ${NODE_OPTIONS:-}"
 
 {
   echo "started $(date -u +%FT%TZ) on $(nproc) CPUs, $(uname -r); node $(node --version)"
@@ -41,8 +45,8 @@ for rep in $(seq 1 "$REPEATS"); do
   for s in $SERVERS; do
     echo "== repetition $rep/$REPEATS: $s ($PHASES)" >&2
     case "$s" in
-      bgio) OUT="$RESULTS/bgio.jsonl" timeout 1800 bash "$PEERS_DIR/run_bgio.sh" "$PHASES" 1 >&2 ;;
-      colyseus) OUT="$RESULTS/colyseus.jsonl" timeout 1800 bash "$PEERS_DIR/run_colyseus.sh" "$PHASES" 1 >&2 ;;
+      bgio) PEER_SAMPLES_DIR="$SAMPLES_DIR" NODE_OPTIONS="$PEER_NODE_OPTIONS" OUT="$RESULTS/bgio.jsonl" timeout 1800 bash "$PEERS_DIR/run_bgio.sh" "$PHASES" 1 >&2 ;;
+      colyseus) PEER_SAMPLES_DIR="$SAMPLES_DIR" NODE_OPTIONS="$PEER_NODE_OPTIONS" OUT="$RESULTS/colyseus.jsonl" timeout 1800 bash "$PEERS_DIR/run_colyseus.sh" "$PHASES" 1 >&2 ;;
       tablestate) OUT="$RESULTS/tablestate.jsonl" timeout 1800 bash "$HERE/run_tablestate.sh" "$PHASES" 1 >&2 ;;
       *) echo "unknown server $s" >&2; false ;;
     esac

@@ -17,7 +17,8 @@
 # fresh redis-server (appendonly yes, appendfsync everysec, no RDB snapshots, in a temp dir)
 # and a fresh `tablestate serve` (REDIS_URL, TABLESTATE_SECRET, a key prefix), the loadgen under
 # `timeout 240`, then both are stopped. Loopback only. Server CPU/RSS are summed over the
-# serve process, its uvicorn workers and redis-server.
+# serve process, its uvicorn workers and redis-server. The server runs the service and plugins
+# of this checkout (PYTHONPATH), whichever checkout the `tablestate` package was installed from.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -79,7 +80,7 @@ for rep in $(seq 1 "$REPEATS"); do
       RPID=$!
       for _ in $(seq 1 100); do redis-cli -p "$RP" ping >/dev/null 2>&1 && break; sleep 0.1; done
       redis-cli -p "$RP" ping >/dev/null 2>&1 || { echo "redis-server failed to start" >&2; cat "$RUN/redis.log" >&2; exit 1; }
-      PYTHONPATH="$WORK/site" REDIS_URL="redis://127.0.0.1:$RP/0" TABLESTATE_SECRET="bench-secret-$RANDOM$RANDOM" \
+      PYTHONPATH="$WORK/site:$ROOT" REDIS_URL="redis://127.0.0.1:$RP/0" TABLESTATE_SECRET="bench-secret-$RANDOM$RANDOM" \
         TABLESTATE_REDIS_PREFIX="bench:" TABLESTATE_LOG_LEVEL="$LOG_LEVEL" \
         tablestate serve --host 127.0.0.1 --port "$P" --workers "$WORKERS" >"$RUN/serve.log" 2>&1 &
       SPID=$!

@@ -14,17 +14,27 @@
 //         delivers the `number.played` event with data.turn > the turn it moved on.
 //   The other player sends as soon as its subscription shows it is to act (playOrder[turn % 2]).
 //   Spectators (phase C) connect without a token and subscribe the same way.
-// Usage: node loadgen.js A|B|C [--port 8000] [--server-pids PID,PID] [--transport ws|http]
+// Usage: node loadgen.js A|B|C|M [--port 8000] [--server-pids PID,PID] [--transport ws|http]
 //        [--moves N] [--matches N] [--duration S] [--spectators N] [--samples-out FILE]
+//        [--hard-s S] [--setup-batch N] [--connections N] [--subs-per-conn K] [--retry-unavailable]
 // --server-pids: root pids of the server (tablestate serve, redis-server); their descendants
-// (uvicorn workers) are found and summed too. --moves/--matches/--duration/--spectators only
-// shrink the phases for the smoke test; the benchmark uses the WORKLOAD.md defaults.
+// (uvicorn workers) are found and summed too. --moves/--matches/--duration/--spectators shrink
+// the phases for the smoke test, and grow them for the scaling curves (bench/scaling.py); the
+// peer benchmark uses the WORKLOAD.md defaults. --hard-s overrides the hard deadline (for
+// 1,000 tables or 5,000 spectators, whose setup alone takes a while); --setup-batch N creates
+// and syncs the matches of B N at a time (default 1: one after the other, as before).
+// --retry-unavailable: as a client told "retry later" would, resend a move refused with
+// UNAVAILABLE after 50 ms (with an idempotency key; counted in moves_retried_unavailable).
+// Phase M (memory, not in WORKLOAD.md): one match, then --connections N spectator connections
+// with --subs-per-conn K tableEvents subscriptions each (batches of 20 connections); the server
+// RSS (summed over its processes, and per process) before and after, after a 2 s settle each, and
+// one move that every subscription must receive. Bytes per subscription = the growth / (N*K).
 const fs = require('fs');
 const http = require('http');
 const WebSocket = require('ws');
 const { createClient } = require('graphql-ws');
 const S = require('../lib/stats');
-const { MultiProcSampler } = require('../lib/procs');
+const { MultiProcSampler, withDescendants, mem, statFields } = require('../lib/procs');
 
 const args = process.argv.slice(2);
 const phase = args[0];
@@ -44,14 +54,20 @@ const CFG = {
   A: { matches: 1, moves: num('moves', 2000), spectators: 0, hard_s: 180 },
   B: { matches: num('matches', 50), duration_s: num('duration', 20), maxMovesTotal: 2_000_000, spectators: 0, hard_s: 120 },
   C: { matches: 1, moves: num('moves', 200), spectators: num('spectators', 200), hard_s: 180 },
+  M: { matches: 1, connections: num('connections', 100), subsPerConn: num('subs-per-conn', 1), hard_s: 180 },
 }[phase];
-if (!CFG) { console.error('phase must be A, B or C'); process.exit(2); }
-S.hardDeadline(CFG.hard_s, 'tablestate phase ' + phase);
+if (!CFG) { console.error('phase must be A, B, C or M'); process.exit(2); }
+S.hardDeadline(num('hard-s', CFG.hard_s), 'tablestate phase ' + phase);
+const SETUP_BATCH = Math.max(1, num('setup-batch', 1));
 
 const CREATE = 'mutation($g: ID!) { createTable(gameId: $g, seats: 2) { hostToken table { id } } }';
 const JOIN = 'mutation($t: ID!, $n: String!) { joinTable(tableId: $t, name: $n) { seat playerToken } }';
 const START = 'mutation($t: ID!) { startGame(tableId: $t) { status } }';
 const MOVE = 'mutation($t: ID!, $n: Int!) { makeMove(tableId: $t, move: {benchCounter: {play: {n: $n}}}) { table { version } } }';
+// With --retry-unavailable: each move carries an idempotency key, so that a resend after
+// UNAVAILABLE ("retry later") cannot make the move twice.
+const MOVE_IDEM = 'mutation($t: ID!, $n: Int!, $k: String) { makeMove(tableId: $t, move: {benchCounter: {play: {n: $n}}}, idempotencyKey: $k) { table { version } } }';
+const RETRY_UNAVAILABLE = args.includes('--retry-unavailable');
 const SUB = 'subscription($t: ID!) { tableEvents(tableId: $t, after: null) { cursor version type seat data } }';
 const LIST = 'query($t: ID!) { table(id: $t) { version state { ... on BenchCounterState { list } } } }';
 
@@ -92,7 +108,7 @@ async function createMatch() {
 }
 
 // ---- WebSocket (graphql-transport-ws via the official client) ----
-const errors = { move: 0, subscription: 0, first: null };
+const errors = { move: 0, subscription: 0, first: null, retried: 0 };
 function noteError(kind, e) {
   errors[kind]++;
   if (!errors.first) errors.first = `${kind}: ${e && e.message ? e.message : JSON.stringify(e)}`.slice(0, 300);
@@ -151,15 +167,29 @@ class Match {
     p.pending = { turn: p.turn, t0 };
     this.opts.onSend && this.opts.onSend(this, p.turn, t0);
     const variables = { t: this.tableId, n };
+    if (RETRY_UNAVAILABLE) variables.k = `${this.tableId}:${k}`;
+    this.post(p, variables, 0);
+  }
+  // One attempt of a move; with --retry-unavailable an UNAVAILABLE answer is sent again after
+  // 50 ms (10 attempts at most); the latency still counts from the first send.
+  post(p, variables, attempt) {
+    const query = RETRY_UNAVAILABLE ? MOVE_IDEM : MOVE;
+    const onErrors = (errs) => {
+      const code = errs[0] && errs[0].extensions && errs[0].extensions.code;
+      if (RETRY_UNAVAILABLE && code === 'UNAVAILABLE' && attempt < 9) {
+        errors.retried++;
+        setTimeout(() => this.post(p, variables, attempt + 1), 50);
+      } else noteError('move', errs[0]);
+    };
     if (TRANSPORT === 'ws') {
-      p.client.subscribe({ query: MOVE, variables }, {
-        next: (r) => { if (r.errors) noteError('move', r.errors[0]); },
+      p.client.subscribe({ query, variables }, {
+        next: (r) => { if (r.errors) onErrors(r.errors); },
         error: (e) => noteError('move', e),
         complete: () => {},
       });
     } else {
-      gql(MOVE, variables, this.tokens[p.seat], p.agent).then(
-        (r) => { if (r.errors) noteError('move', r.errors[0]); },
+      gql(query, variables, this.tokens[p.seat], p.agent).then(
+        (r) => { if (r.errors) onErrors(r.errors); },
         (e) => noteError('move', e));
     }
   }
@@ -203,7 +233,7 @@ function dumpSamples(samples) {
   fs.writeFileSync(SAMPLES_OUT, JSON.stringify({ server: serverName(), phase, ...out }));
 }
 const serverName = () => `tablestate (${TRANSPORT} moves)`;
-const errorFields = () => ({ move_errors: errors.move, subscription_errors: errors.subscription, ...(errors.first ? { first_error: errors.first } : {}) });
+const errorFields = () => ({ move_errors: errors.move, subscription_errors: errors.subscription, ...(RETRY_UNAVAILABLE ? { moves_retried_unavailable: errors.retried } : {}), ...(errors.first ? { first_error: errors.first } : {}) });
 
 async function phaseA() {
   const lat = [];
@@ -237,11 +267,12 @@ async function phaseB() {
   const lat = [];
   const matches = [];
   let running = false; let totalSent = 0;
-  for (let i = 0; i < CFG.matches; i++) {
-    const { tableId, tokens } = await createMatch();
-    matches.push(new Match(tableId, tokens, { lat, canSend: () => running && totalSent < CFG.maxMovesTotal, onSend: () => totalSent++ }));
+  const opts = { lat, canSend: () => running && totalSent < CFG.maxMovesTotal, onSend: () => totalSent++ };
+  for (let i = 0; i < CFG.matches; i += SETUP_BATCH) {
+    const made = await Promise.all(Array.from({ length: Math.min(SETUP_BATCH, CFG.matches - i) }, createMatch));
+    for (const { tableId, tokens } of made) matches.push(new Match(tableId, tokens, opts));
   }
-  for (const m of matches) await m.setup();
+  for (let i = 0; i < matches.length; i += SETUP_BATCH) await Promise.all(matches.slice(i, i + SETUP_BATCH).map((m) => m.setup()));
   const sampler = new MultiProcSampler(SERVER_PIDS);
   sampler.start();
   running = true;
@@ -323,8 +354,61 @@ async function phaseC() {
   };
 }
 
+// Server RSS now: the sum over the server's processes (kB) and each process's (by command name).
+function rssNow() {
+  const pids = withDescendants(SERVER_PIDS);
+  const per = {}; let sum = 0;
+  for (const pid of pids) {
+    try {
+      const kb = mem(pid).rss_kb; const name = `${statFields(pid).comm}[${pid}]`;
+      per[name] = kb; sum += kb;
+    } catch (e) { /* gone meanwhile */ }
+  }
+  return { sum, per };
+}
+
+async function phaseM() {
+  const lat = [];
+  const { tableId, tokens } = await createMatch();
+  const m = new Match(tableId, tokens, { lat, canSend: () => false });
+  await m.setup();
+  const total = CFG.connections * CFG.subsPerConn;
+  await S.sleep(2000);
+  const before = rssNow();
+  const t0 = S.nowMs();
+  let received = 0;
+  const clients = [];
+  const openOne = async () => {
+    const client = connect(null);
+    clients.push(client);
+    const subs = [];
+    for (let k = 0; k < CFG.subsPerConn; k++) {
+      subs.push(subscribeTable(client, tableId, (ev) => { if (ev.type === 'number.played') received++; }));
+    }
+    await Promise.all(subs);
+  };
+  for (let i = 0; i < CFG.connections; i += 20) await Promise.all(Array.from({ length: Math.min(20, CFG.connections - i) }, openOne));
+  const openS = (S.nowMs() - t0) / 1000;
+  await S.sleep(2000);
+  const after = rssNow();
+  // one move: every subscription must deliver it (bounded wait)
+  m.send(m.players[m.order[0]]);
+  const tw = S.nowMs() + 15000;
+  while (received < total && S.nowMs() < tw) await S.sleep(20);
+  const perProcess = {};
+  for (const [name, kb] of Object.entries(after.per)) perProcess[name] = { before_mb: Math.round((before.per[name] || 0) / 102.4) / 10, after_mb: Math.round(kb / 102.4) / 10 };
+  m.close(); for (const c of clients) { try { c.dispose(); } catch (e) { /* closing anyway */ } }
+  return {
+    connections: CFG.connections, subs_per_conn: CFG.subsPerConn, subscriptions: total, open_s: +openS.toFixed(2),
+    deliveries: received, expected_deliveries: total,
+    server_rss_before_mb: Math.round(before.sum / 102.4) / 10, server_rss_after_mb: Math.round(after.sum / 102.4) / 10,
+    bytes_per_subscription: Math.round(((after.sum - before.sum) * 1024) / total),
+    per_process: perProcess, ...errorFields(),
+  };
+}
+
 (async () => {
-  const fn = { A: phaseA, B: phaseB, C: phaseC }[phase];
+  const fn = { A: phaseA, B: phaseB, C: phaseC, M: phaseM }[phase];
   const res = await fn();
   console.log(JSON.stringify({ server: serverName(), phase, transport: TRANSPORT, ts: new Date().toISOString(), ...res }));
   process.exit(0);
