@@ -31,6 +31,9 @@ class Delivery:
 
     event: StoredEvent
     _cache: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    # What the API layer derives from the event once per audience and shares among the
+    # subscribers (its GraphQL object and results: ``api/fanout.py``).
+    memo: dict[Any, Any] = field(default_factory=dict)
 
     def data_for(self, seat: int | None) -> dict[str, Any]:
         """The event's data as ``seat`` (None: a spectator) may see it."""

@@ -25,6 +25,7 @@ from strawberry.types.execution import ExecutionContext
 
 from service.api.context import Context
 from service.api.errors import classify_all
+from service.api.fanout import SharingExecutor
 from service.api.limits import CostLimiter, Parsing, ShapedValidation
 from service.api.types import (
     CreateTablePayload,
@@ -346,6 +347,7 @@ def build_schema(
         subscription=Subscription,
         types=list(state_types),
         config=StrawberryConfig(auto_camel_case=True),
+        execution_context_class=SharingExecutor,  # type: ignore[arg-type]
         extensions=[
             lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
             lambda: AddValidationRules(list(limits)),

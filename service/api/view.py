@@ -32,6 +32,7 @@ from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET, UnsetType
 
 from service import logs
+from service.api import fanout
 from service.api.context import Context, Services
 from service.errors import ApiError
 from service.ratelimit import Client, Guard, refusal
@@ -247,6 +248,14 @@ class GraphQLApp(GraphQL[Context, None]):
         if escaped in data and not _text_ok(value):  # type: ignore[operator]
             raise json.JSONDecodeError("a string is not valid Unicode", "", 0)
         return value
+
+    def encode_json(self, data: object) -> str | bytes:
+        """JSON of an answer; a subscription result shared by several subscribers is
+        encoded once (``api/fanout.py``)."""
+        shared = fanout.shared_payload(data)
+        if shared is not None:
+            return fanout.encode_message(data, shared)  # type: ignore[arg-type]
+        return super().encode_json(data)
 
     def parse_json(self, data: str | bytes) -> Any:
         value = self.decode_json(data)
