@@ -45,7 +45,7 @@ class SharedData(dict[str, Any]):
 
 def _operation_key(executor: Executor) -> Any:
     """What identifies an operation's results for one event: the operation (one parsed
-    document per query text, see ``api.limits.Parsing``) and its variables; None when a
+    document per query text, see ``api.limits.cached_parse``) and its variables; None when a
     variable is not a plain value (then nothing is shared)."""
     coerced = executor.variable_values.coerced
     if any(type(v) not in _PLAIN for v in coerced.values()):

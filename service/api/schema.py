@@ -11,22 +11,16 @@ from typing import Any
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import (
-    AddValidationRules,
-    MaxAliasesLimiter,
-    MaxTokensLimiter,
-    QueryDepthLimiter,
-    SchemaExtension,
-)
+from strawberry.extensions import MaxAliasesLimiter, QueryDepthLimiter
 from strawberry.scalars import JSON
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types.base import get_object_definition
 from strawberry.types.execution import ExecutionContext
 
+from service.api.checks import Checks
 from service.api.context import Context
 from service.api.errors import classify_all
 from service.api.fanout import SharingExecutor
-from service.api.limits import CostLimiter, Parsing, ShapedValidation
 from service.api.types import (
     CreateTablePayload,
     Game,
@@ -53,21 +47,6 @@ Info = strawberry.Info[Context, None]
 MAX_OPTIONS_BYTES = 16_384
 MAX_RULES = 64
 MAX_PAGE = 100
-
-
-class _Metered(SchemaExtension):
-    """Counts operations by type."""
-
-    metrics: Metrics
-
-    def on_operation(self) -> Any:
-        yield
-        ctx = self.execution_context
-        try:
-            kind = ctx.operation_type.value
-        except RuntimeError:
-            kind = "invalid"
-        self.metrics.inc("tablestate_requests_total", type=kind)
 
 
 class TablestateSchema(strawberry.Schema):
@@ -323,24 +302,19 @@ def build_schema(
         key=lambda t: t.__name__,
     )
 
-    class _Meter(_Metered):
-        pass
-
-    _Meter.metrics = metrics or Metrics()
-
-    class _Shaped(ShapedValidation):
+    class _Checks(Checks):
+        max_tokens = settings.max_tokens
+        # The limiters build their validation rules as classes per instance; build them
+        # once, so that every request validates with the same rules.
+        rules = (
+            *QueryDepthLimiter(max_depth=settings.max_depth).validation_rules,
+            *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
+        )
         max_aliases = settings.max_aliases
-
-    class _Cost(CostLimiter):
-        limit = settings.max_cost
+        max_cost = settings.max_cost
         max_mutations = settings.max_mutations
 
-    # The limiters build their validation rules as classes per instance; build them once,
-    # so that every request validates with equal rules and the validation cache hits.
-    limits = [
-        *QueryDepthLimiter(max_depth=settings.max_depth).validation_rules,
-        *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
-    ]
+    _Checks.metrics = metrics = metrics or Metrics()
     schema = TablestateSchema(
         query=Query,
         mutation=Mutation,
@@ -348,14 +322,7 @@ def build_schema(
         types=list(state_types),
         config=StrawberryConfig(auto_camel_case=True),
         execution_context_class=SharingExecutor,  # type: ignore[arg-type]
-        extensions=[
-            lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
-            lambda: AddValidationRules(list(limits)),
-            Parsing,
-            lambda: _Shaped(maxsize=512),
-            _Cost,
-            _Meter,
-        ],
+        extensions=[_Checks],
     )
-    schema.metrics = _Meter.metrics
+    schema.metrics = metrics
     return schema
