@@ -20,13 +20,14 @@ result with errors is never shared: each subscriber then executes on its own.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Mapping
 from typing import Any, Final
 
 from graphql import ExecutionResult
 from graphql.execution import Executor
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+from service import _json
 
 _UNSET: Final = object()
 _PLAIN: Final = (str, int, float, bool, type(None))
@@ -122,7 +123,7 @@ def shared_payload(message: Any) -> SharedData | None:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+    return _json.dumps(value)
 
 
 def encode_message(message: Mapping[str, Any], data: SharedData) -> str:

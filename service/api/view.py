@@ -31,7 +31,7 @@ from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWS
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET, UnsetType
 
-from service import logs
+from service import _json, logs
 from service.api import fanout
 from service.api.context import Context, Services
 from service.errors import ApiError
@@ -239,7 +239,7 @@ class GraphQLApp(GraphQL[Context, None]):
         if len(data) > MAX_FRAME:
             return _TOO_BIG
         try:
-            value = json.loads(data)
+            value = _json.loads(data)
         except RecursionError:
             raise json.JSONDecodeError("nested too deeply", "", 0) from None
         if not _depth_ok(value, MAX_JSON_DEPTH):
@@ -255,7 +255,7 @@ class GraphQLApp(GraphQL[Context, None]):
         shared = fanout.shared_payload(data)
         if shared is not None:
             return fanout.encode_message(data, shared)  # type: ignore[arg-type]
-        return super().encode_json(data)
+        return _json.dumps(data)
 
     def parse_json(self, data: str | bytes) -> Any:
         value = self.decode_json(data)

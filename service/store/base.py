@@ -8,10 +8,11 @@ table is still at ``expected_version``. Events get their cursor from the store:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from service import _json
 
 
 class StoreError(Exception):
@@ -55,7 +56,7 @@ class StoredEvent:
     private: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> str:
-        return json.dumps(
+        return _json.dumps(
             {
                 "cursor": self.cursor,
                 "version": self.version,
@@ -64,13 +65,12 @@ class StoredEvent:
                 "data": self.data,
                 "seat": self.seat,
                 "private": self.private,
-            },
-            separators=(",", ":"),
+            }
         )
 
     @classmethod
     def from_json(cls, text: str | bytes) -> StoredEvent:
-        d = json.loads(text)
+        d = _json.loads(text)
         return cls(
             d["cursor"], d["version"], d["type"], d["at"], d["data"], d["seat"], d["private"]
         )
