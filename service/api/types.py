@@ -141,8 +141,9 @@ class TableEvent:
     table_id: strawberry.Private[str]
     # Results of executions on this event, shared by the subscribers of one audience
     # (api/fanout.py): nothing under TableEvent may depend on more than the event and
-    # the viewer's seat.
+    # the viewer's seat. ``viewer``: the seat it was made for (None: a spectator).
     shared: strawberry.Private[dict[Any, Any] | None] = None
+    viewer: strawberry.Private[int | None] = None
 
     @strawberry.field(description="The table as you see it (its newest version).")
     async def table(self, info: Info) -> "Table | None":
@@ -165,12 +166,14 @@ class TableEvent:
 
     @classmethod
     def delivered(cls, item: Delivery, table_id: str, seat: int | None) -> "TableEvent":
-        """The event as ``seat`` sees it: one object per audience of a delivery, which
-        every subscriber of that audience shares (with its results)."""
+        """The event as ``seat`` sees it: one object per seat of a delivery, which every
+        subscriber of that seat shares; the results are shared by every seat that sees
+        the same data (api/fanout.py)."""
         key = (cls, table_id, seat)
         found = item.memo.get(key)
         if found is None:
             e = item.event
+            sees = seat if seat is not None and e.private.get(str(seat)) is not None else None
             found = item.memo[key] = cls(
                 cursor=e.cursor,
                 version=e.version,
@@ -179,7 +182,8 @@ class TableEvent:
                 at=_dt(e.at),
                 data=item.data_for(seat),
                 table_id=table_id,
-                shared={},
+                shared=item.memo.setdefault(("results", table_id, sees), {}),
+                viewer=seat,
             )
         return found  # type: ignore[no-any-return]
 

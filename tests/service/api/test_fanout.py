@@ -20,7 +20,9 @@ SUB = """subscription($t: ID!, $a: String) {
   tableEvents(tableId: $t, after: $a) { cursor version type seat data }
 }"""
 SUB_WIDER = """subscription($t: ID!, $a: String) {
-  tableEvents(tableId: $t, after: $a) { cursor type data table { version } }
+  tableEvents(tableId: $t, after: $a) {
+    cursor type data table { version state { ... on LuckyDrawState { myHand } } }
+  }
 }"""
 
 
@@ -55,9 +57,18 @@ async def test_shared_results_stay_per_audience_and_document(client: Client):
                 client, stack, t.tokens[0], "w", SUB_WIDER, t.table_id, after
             ),
             "seat1": await _subscribe(client, stack, t.tokens[1], "c", SUB, t.table_id, after),
+            "seat1-wide": await _subscribe(
+                client, stack, t.tokens[1], "x", SUB_WIDER, t.table_id, after
+            ),
             "spectator": await _subscribe(client, stack, None, "d", SUB, t.table_id, after),
+            "spectator-wide": await _subscribe(
+                client, stack, None, "y", SUB_WIDER, t.table_id, after
+            ),
         }
-        ids = {"seat0-a": "a", "seat0-b": "b", "seat0-wide": "w", "seat1": "c", "spectator": "d"}
+        ids = {
+            **{"seat0-a": "a", "seat0-b": "b", "seat0-wide": "w", "seat1": "c"},
+            **{"seat1-wide": "x", "spectator": "d", "spectator-wide": "y"},
+        }
         await play_out(client, t)
         got = {name: await _until_finished(conn, ids[name]) for name, conn in subs.items()}
 
@@ -73,9 +84,21 @@ async def test_shared_results_stay_per_audience_and_document(client: Client):
         assert ("private" in got["seat0-wide"][i]["data"]) == (mover == 0)
         assert ("private" in got["seat1"][i]["data"]) == (mover == 1)
         assert "private" not in got["spectator"][i]["data"]
+        assert "private" not in got["spectator-wide"][i]["data"]
     # the wider document got its own selection, not the narrower one's result
     assert all("table" in e and "version" not in e for e in got["seat0-wide"])
     assert all("table" not in e for e in got["seat0-a"])
+    # and the table in it as each viewer sees it: two seats never hold the same card, a
+    # spectator holds none
+    for mine, theirs, nobody in zip(
+        got["seat0-wide"], got["seat1-wide"], got["spectator-wide"], strict=True
+    ):
+        hand0 = mine["table"]["state"]["myHand"] or []
+        hand1 = theirs["table"]["state"]["myHand"] or []
+        assert not set(hand0) & set(hand1)
+        assert not nobody["table"]["state"]["myHand"]
+    assert any(e["table"]["state"]["myHand"] for e in got["seat0-wide"])
+    assert any(e["table"]["state"]["myHand"] for e in got["seat1-wide"])
 
 
 def _delivery() -> Delivery:
@@ -101,6 +124,10 @@ def test_one_event_object_per_audience_of_a_delivery():
     assert seat0.data["private"] == {"card": "7H"}
     assert "private" not in seat1.data and "private" not in spectator.data
     assert seat0.shared == {} and seat0.shared is not seat1.shared
+    # seat 1 sees what the spectators see: their results are shared (for the operations
+    # that select the event's own fields only; see api/fanout.py)
+    assert seat1.shared is spectator.shared
+    assert (seat0.viewer, seat1.viewer, spectator.viewer) == (0, 1, None)
 
 
 def test_a_shared_result_is_encoded_once_and_spliced_per_operation():
