@@ -6,7 +6,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -155,8 +156,10 @@ def create_app(
     settings: Settings | None = None,
     registry: plugins.Registry | None = None,
     store: StateStore | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> Starlette:
-    """The service as an ASGI app. Missing parts come from the settings (environment)."""
+    """The service as an ASGI app. Missing parts come from the settings (environment);
+    ``clock`` (epoch seconds) drives turn clocks and grace periods (tests set it)."""
     settings = settings or Settings.from_env()
     if not logging.getLogger().handlers:
         logs.configure(settings.log_level)
@@ -165,7 +168,7 @@ def create_app(
     )
     store = store or open_store(settings)
     metrics = Metrics()
-    tables = TableService(settings, registry, store, metrics)
+    tables = TableService(settings, registry, store, metrics, clock)
     hub = Hub(store, metrics, settings.subscriber_queue)
     tables.on_commit = hub.local_commit
     guard = Guard(settings, store, metrics)

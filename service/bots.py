@@ -94,16 +94,12 @@ class BotDriver:
                 return
             seats = self._bot_seats(loaded)
             if not seats:
-                await self.store.unschedule(table_id, version)
+                # No bot to act: a clock or a grace period may be due (service/life.py).
+                if await self.run_timers(loaded):
+                    await self.store.unschedule(table_id, version)
                 return
             seat = seats[0]
-            rng = Rng(self.game_seed(loaded.table) + b"bot", version)
-            move = dict(loaded.game.bot(loaded.state, seat, rng, loaded.rules))
-            if isinstance(self._apply(loaded, seat, move), Rejected):
-                log.error(
-                    "bot of %s chose an illegal move; it plays its first legal one", loaded.game.id
-                )
-                move = dict(loaded.legal_moves(seat)[0])
+            move = self.bot_move(loaded, seat)
             try:
                 await self._mutate(
                     table_id,
@@ -112,6 +108,7 @@ class BotDriver:
                     expected=version,
                     log_entry=lambda cur: json.dumps({"seat": seat, "move": move}),
                     loaded=loaded,
+                    movers=(seat,),
                 )
                 self.metrics.inc("tablestate_bot_moves_total")
             except ApiError as exc:
@@ -120,6 +117,17 @@ class BotDriver:
             await self.store.unschedule(table_id, version)
         except (ApiError, StoreUnavailable) as exc:
             log.warning("bot move on a table failed: %s", exc)
+
+    def bot_move(self: TableService, loaded: Loaded, seat: int) -> dict[str, Any]:
+        """The move the game's bot makes for ``seat`` at this version (seeded by it)."""
+        rng = Rng(self.game_seed(loaded.table) + b"bot", loaded.version)
+        move = dict(loaded.game.bot(loaded.state, seat, rng, loaded.rules))
+        if isinstance(self._apply(loaded, seat, move), Rejected):
+            log.error(
+                "bot of %s chose an illegal move; it plays its first legal one", loaded.game.id
+            )
+            move = dict(loaded.legal_moves(seat)[0])
+        return move
 
     async def run_due_once(self: TableService, limit: int = 50) -> int:
         """Claim due entries and run them; the number claimed."""

@@ -12,6 +12,10 @@ _HELP: Final = {
     "tablestate_commits_total": ("counter", "Commits that landed, by kind."),
     "tablestate_commit_conflicts_total": ("counter", "Commits lost to a newer version."),
     "tablestate_bot_moves_total": ("counter", "Moves made by bots."),
+    "tablestate_clock_timeouts_total": (
+        "counter",
+        "Moves the bot made for a seat whose clock ran out.",
+    ),
     "tablestate_events_delivered_total": ("counter", "Events sent to subscribers."),
     "tablestate_slow_consumers_total": ("counter", "Subscribers dropped as too slow."),
     "tablestate_subscribers": ("gauge", "Open tableEvents subscriptions on this replica."),

@@ -19,6 +19,7 @@ import pluggy
 
 from service import PROJECT, hookspecs
 from service.engine.game import GameDef, HouseRuleDef
+from service.engine.options import CORE_OPTIONS
 from service.engine.ruleset import HookNamespace, RuleSet
 
 GAME_ID: Final = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -129,6 +130,8 @@ def _check_game(game: object, plugin: str) -> GameDef[Any]:
     for key, prop in opts.get("properties", {}).items():
         if "default" not in prop:
             raise PluginError(f"{where}: option {key!r} has no default")
+        if key in CORE_OPTIONS:
+            raise PluginError(f"{where}: option {key!r} is a core table option; rename it")
     return game
 
 

@@ -22,11 +22,12 @@ from typing import Any, Final
 from service import _json, logs
 from service.bots import BotDriver
 from service.config import Settings
-from service.engine import fairness
+from service.engine import fairness, seating
 from service.engine import table as eng
 from service.engine.game import Event, GameDef, Move, Rejected
 from service.engine.ruleset import RuleSet
 from service.errors import ApiError
+from service.life import TableLife
 from service.metrics import Metrics
 from service.plugins import Registry
 from service.store.base import (
@@ -131,7 +132,7 @@ def _raise(rejected: Rejected) -> None:
 Op = Callable[[Loaded], "tuple[eng.Table, Any, list[Event], Any] | Rejected"]
 
 
-class TableService(BotDriver):
+class TableService(BotDriver, TableLife):
     """Every table operation of the API, on one store, for one replica. Bots move through
     ``BotDriver`` (``service/bots.py``)."""
 
@@ -247,8 +248,13 @@ class TableService(BotDriver):
         idempotency: Idempotency | None = None,
         log_entry: Callable[[Loaded], str | None] | None = None,
         loaded: Loaded | None = None,
+        movers: tuple[int, ...] = (),
+        timed_out: int | None = None,
     ) -> tuple[Loaded, tuple[StoredEvent, ...], Any]:
-        """Load, run ``op``, commit; on a lost race reload and run ``op`` again."""
+        """Load, run ``op``, commit; on a lost race reload and run ``op`` again.
+
+        ``movers`` are the seats that moved (their clocks restart); ``timed_out`` the seat
+        whose clock ran out (its reserve is spent)."""
         attempts = 1 if expected is not None else self.settings.move_retries + 1
         for _ in range(attempts):
             if loaded is None:
@@ -262,10 +268,17 @@ class TableService(BotDriver):
                 _raise(out)
                 raise AssertionError  # unreachable: _raise raises
             new_table, new_state, events, extra = out
-            if new_state is not None and loaded.table.bots():
+            new_table, events = self._settle(
+                loaded, new_table, new_state, events, movers, timed_out
+            )
+            waiting_bot = False
+            if new_state is not None and new_table.bots():
                 waiting = eng.to_act(new_table, loaded.game, new_state)
                 if any(s in new_table.bots() for s in waiting):
+                    waiting_bot = True
                     await self._expect_bot(table_id, loaded.version + 1)
+            if not waiting_bot:
+                await self._expect_deadline(table_id, loaded.version + 1, new_table)
             at = now_iso(self.clock)
             meta = TableMeta(new_table.game_id, new_table.status, _created(new_table))
             result = await self._store_call(
@@ -437,6 +450,8 @@ class TableService(BotDriver):
         return await self._host_op(viewer, table_id, step, "start")
 
     async def leave(self, viewer: Viewer | None, table_id: str) -> Loaded:
+        """Leave a seat: an OPEN table's seat empties; at a PLAYING table the seat waits
+        for the same token to rejoin (``leaveGraceSeconds``), or a bot takes it."""
         if viewer is None:
             raise ApiError("UNAUTHENTICATED", "this needs a seat token")
         loaded = await self.must_load(table_id)
@@ -445,7 +460,7 @@ class TableService(BotDriver):
         seat = viewer.seat
 
         def op(cur: Loaded) -> Any:
-            out = eng.leave(cur.table, seat=seat, now=now_iso(self.clock))
+            out = seating.leave(cur.table, seat=seat, now=self.clock(), at=now_iso(self.clock))
             if isinstance(out, Rejected):
                 return out
             return out[0], cur.state, out[1], None
@@ -514,12 +529,13 @@ class TableService(BotDriver):
             raise ApiError("BAD_INPUT", f"this table plays {loaded.game.id}; send that game's move")
         done, events, _ = await self._mutate(
             table_id,
-            lambda cur: self._apply(cur, seat, move),
+            lambda cur: self._human_move(cur, seat, move),
             kind="move",
             expected=expected_version,
             idempotency=idem,
             log_entry=lambda cur: _json.dumps({"seat": seat, "move": move}),
             loaded=loaded,
+            movers=(seat,),
         )
         return done, events
 

@@ -142,6 +142,21 @@ def result(state: State) -> Result | None:
     return Result(winners, scores)
 
 
+# Moves a player may take back (undoMove) while nobody has moved since: a card played to
+# a trick it does not complete, and a card discarded down to the hand limit (house rule)
+# that does not start the play. A completed trick shows its winner and scores; standing,
+# begging, giving, running the cards and redeals are declarations that stand once made
+# (running the cards also turns up new cards).
+_TAKE_BACK: Final = {"play": frozenset({"card.played"}), "discard": frozenset({"card.discarded"})}
+
+
+def undoable(before: State, seat: int, move: Any, outcome: Any) -> bool:
+    """Whether ``seat`` may take ``move`` back (see the comment above)."""
+    kind = next(iter(move))
+    allowed = _TAKE_BACK.get(kind)
+    return allowed is not None and all(e.type in allowed for e in outcome.events)
+
+
 GAME: Final = GameDef[State](
     id=GAME_ID,
     name="All Fives",
@@ -165,4 +180,5 @@ GAME: Final = GameDef[State](
     state_type=AllFivesState,
     move_input_type=AllFivesMoveInput,
     hookspecs=hookspecs,
+    undoable=undoable,
 )

@@ -319,6 +319,20 @@ def bot(state: State, seat: int, rng: Rng, rules: RuleSet) -> Move:
     return choose(Table(state, rules), state.position(seat), rng)
 
 
+# Moves a player may take back (undoMove) while nobody has moved since: placing a die
+# already rolled, and the actions that roll nothing (swap, plus/minus, paint), as long
+# as they end nothing (no full board). A roll never (colour cards, reroll, remove: the
+# core refuses those too, they use chance); scoring an objective or claiming a special
+# is final; drawing an action card or new objectives shows new cards.
+_TAKE_BACK: Final = frozenset({"place", "swap", "plusMinus", "paint"})
+_QUIET: Final = frozenset({"action.played", "die.placed"})
+
+
+def undoable(before: State, seat: int, move: Move, outcome: Outcome[State]) -> bool:
+    """Whether ``seat`` may take ``move`` back (see the comment above)."""
+    return next(iter(move)) in _TAKE_BACK and all(e.type in _QUIET for e in outcome.events)
+
+
 GAME: Final = GameDef(
     id=GAME_ID,
     name="Five by Five",
@@ -342,4 +356,5 @@ GAME: Final = GameDef(
     state_type=FiveByFiveState,
     move_input_type=FiveByFiveMoveInput,
     hookspecs=hookspecs,
+    undoable=undoable,
 )

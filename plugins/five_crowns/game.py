@@ -18,8 +18,9 @@ from plugins.five_crowns._solo import setup as solo_setup
 from plugins.five_crowns._views import view
 from plugins.five_crowns.bot import bot
 from plugins.five_crowns.rules import sort_cards
+from plugins.five_crowns.state import DISCARD as DISCARD_SOURCE
 from plugins.five_crowns.state import DRAW, NOBODY, OVER, State, from_json, to_json
-from service.engine.game import Event, GameDef, Result, SetupContext
+from service.engine.game import Event, GameDef, Outcome, Result, SetupContext
 
 OPTIONS: Final[dict[str, Any]] = {
     "type": "object",
@@ -127,6 +128,25 @@ def decode(data: Any) -> State:
     return from_json(data)
 
 
+# Moves a player may take back (undoMove) while nobody has moved since: those that showed
+# the mover nothing new. A draw from the stock shows a hidden card; going out and laying
+# down lay the hand open and score it; the solo game's placing turns up the next card.
+# Taking the top discard (public already), a discard and a lay-off may be taken back, as
+# long as they end no round and score no hand (the core also refuses any move that
+# shuffled, as a new deal or a reshuffled stock does).
+_FINAL_EVENTS: Final = frozenset({"hand.scored", "round.scored", "round.dealt", "game.over"})
+
+
+def undoable(before: State, seat: int, move: Any, outcome: Outcome[State]) -> bool:
+    """Whether ``seat`` may take ``move`` back (see the comment above)."""
+    kind, body = next(iter(move.items()))
+    if any(e.type in _FINAL_EVENTS for e in outcome.events):
+        return False
+    if kind == "draw":
+        return bool(body.get("source") == DISCARD_SOURCE)
+    return kind in ("discard", "layOff")
+
+
 GAME: Final = GameDef(
     id="five-crowns",
     name="Five Crowns",
@@ -150,4 +170,5 @@ GAME: Final = GameDef(
     state_type=schema.FiveCrownsState,
     move_input_type=schema.FiveCrownsMoveInput,
     hookspecs=hookspecs,
+    undoable=undoable,
 )

@@ -225,7 +225,10 @@ def build_schema(
             loaded = await info.context.services.tables.add_bot(viewer, str(table_id), seat)
             return table_of(loaded, await info.context.seat_at(str(table_id)))
 
-        @strawberry.mutation(description="Leave your seat (OPEN tables only).")
+        @strawberry.mutation(
+            description="Leave your seat. OPEN: the seat empties. PLAYING: a bot takes it, at "
+            "once or after the table's leaveGraceSeconds unless you rejoin."
+        )
         async def leave_table(self, info: Info, table_id: strawberry.ID) -> TableType:
             viewer = await info.context.viewer()
             loaded = await info.context.services.tables.leave(viewer, str(table_id))
@@ -276,6 +279,41 @@ def build_schema(
                 table=table_of(loaded, seat),
                 events=[TableEvent.of(e, loaded.table.id, seat) for e in events],
             )
+
+        @strawberry.mutation(
+            description="Take back your last move, if the table allows undo, nobody has moved "
+            "since and the move gave you nothing new (a discard, not a draw or a roll)."
+        )
+        async def undo_move(self, info: Info, table_id: strawberry.ID) -> MovePayload:
+            viewer = await info.context.viewer()
+            loaded, events = await info.context.services.tables.undo(viewer, str(table_id))
+            seat = viewer.seat if viewer else None
+            return MovePayload(
+                table=table_of(loaded, seat),
+                events=[TableEvent.of(e, loaded.table.id, seat) for e in events],
+            )
+
+        @strawberry.mutation(
+            description="Come back to the seat you left at a playing table, with its token, "
+            "before its grace period ends."
+        )
+        async def rejoin_table(self, info: Info, table_id: strawberry.ID) -> TableType:
+            viewer = await info.context.viewer()
+            loaded = await info.context.services.tables.rejoin(viewer, str(table_id))
+            return table_of(loaded, viewer.seat if viewer else None)
+
+        @strawberry.mutation(
+            description="Hand a seat (a player's, one left, or a bot's) to a new player (host "
+            "only, OPEN or PLAYING): the new token is shown once; the old one stops working."
+        )
+        async def replace_seat(
+            self, info: Info, table_id: strawberry.ID, seat: int, name: str
+        ) -> JoinTablePayload:
+            viewer = await info.context.viewer()
+            loaded, token = await info.context.services.tables.replace_seat(
+                viewer, str(table_id), seat, name
+            )
+            return JoinTablePayload(table=table_of(loaded, seat), seat=seat, player_token=token)
 
     @strawberry.type
     class Subscription:

@@ -5,14 +5,16 @@ No ``from __future__ import annotations`` here: Strawberry reads these annotatio
 
 import enum
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import strawberry
 from strawberry.scalars import JSON
 
 from service.api.context import Context
+from service.engine import clock
 from service.engine.game import HouseRuleDef
+from service.engine.options import table_schema
 from service.engine.schema import GameState, from_view
 from service.engine.table import CORE_EVENT_TYPES
 from service.errors import ApiError
@@ -95,7 +97,7 @@ class Game:
             summary=g.summary,
             min_players=g.min_players,
             max_players=g.max_players,
-            options=dict(g.options),
+            options=table_schema(g.options),
             event_types=types,
         )
 
@@ -107,6 +109,44 @@ class Seat:
     kind: SeatKind = strawberry.field(description="Empty, a human or a bot.")
     score: int | None = strawberry.field(description="Final score once finished.")
     is_host: bool = strawberry.field(description="Whether this seat has host rights.")
+    time_left: float | None = strawberry.field(
+        default=None,
+        description="Seconds left for the current move, reserve included (null: no clock "
+        "running for this seat).",
+    )
+    reserve_left: float | None = strawberry.field(
+        default=None, description="Seconds of reserve left (null: the table has no clock)."
+    )
+    deadline: datetime | None = strawberry.field(
+        default=None, description="When this seat's time runs out (null: not running)."
+    )
+    timeouts: int = strawberry.field(default=0, description="How often this seat's time ran out.")
+    rejoin_by: datetime | None = strawberry.field(
+        default=None,
+        description="The player left: until then the same token may rejoin, then a bot takes "
+        "the seat (null: not left).",
+    )
+
+
+def _seat_of(table: Any, s: Any, score: int | None, now: float) -> "Seat":
+    clocked = clock.turn_seconds(table) > 0
+    time_left, reserve_left = clock.left(table, s, now)
+    return Seat(
+        index=s.index,
+        name=s.name,
+        kind=SeatKind(s.kind),
+        score=score,
+        is_host=s.host,
+        time_left=time_left if clocked else None,
+        reserve_left=reserve_left if clocked else None,
+        deadline=_epoch(s.deadline),
+        timeouts=s.timeouts,
+        rejoin_by=_epoch(s.rejoin_by),
+    )
+
+
+def _epoch(t: float | None) -> datetime | None:
+    return datetime.fromtimestamp(t, UTC) if t is not None else None
 
 
 @strawberry.type(description="The outcome of a finished game.")
@@ -228,17 +268,15 @@ class Table:
         ]
 
     @strawberry.field(description="Every seat, empty ones included.")
-    def seats(self) -> list[Seat]:
-        result = self._loaded.table.result
+    def seats(self, info: Info) -> list[Seat]:
+        table = self._loaded.table
+        result = table.result
+        now = info.context.services.tables.clock()
         return [
-            Seat(
-                index=s.index,
-                name=s.name,
-                kind=SeatKind(s.kind),
-                score=result["scores"][s.index] if result and s.kind != "EMPTY" else None,
-                is_host=s.host,
+            _seat_of(
+                table, s, result["scores"][s.index] if result and s.kind != "EMPTY" else None, now
             )
-            for s in self._loaded.table.seats
+            for s in table.seats
         ]
 
     @strawberry.field(description="The game state as you may see it; null while OPEN.")

@@ -98,6 +98,10 @@ def _no_upgrade(from_format: int, data: JSON) -> JSON:
     raise ValueError(f"no upgrade from state format {from_format}")
 
 
+def _never_undoable(before: Any, seat: int, move: Move, outcome: Outcome[Any]) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class GameDef(Generic[S]):
     """A game, described with data and pure functions. All functions are pure: no I/O,
@@ -136,6 +140,13 @@ class GameDef(Generic[S]):
             the view by ``state_type.from_view(view)``; from the game's ``schema.py``.
         move_input_type: the Strawberry ``@oneOf`` input of the moves, from ``schema.py``.
         hookspecs: the module of the game's own hookspecs, for its house rules, or None.
+        undoable: ``(state_before, seat, move, outcome) -> bool``: whether the mover may take
+            this move back (``undoMove``, at tables with the ``undo`` option) as long as
+            nobody has moved since. Say yes only for a move that gave the mover nothing
+            new: a discard, a card laid from the hand; never a card drawn from the stock,
+            a die rolled or a hidden card turned up. The core refuses on its own a move
+            that used chance (the table's chance counter moved) or finished the game.
+            Default: no move is undoable.
     """
 
     id: str
@@ -161,6 +172,7 @@ class GameDef(Generic[S]):
     state_type: type | None = None
     move_input_type: type | None = None
     hookspecs: object | None = None
+    undoable: Callable[[S, int, Move, Outcome[S]], bool] = _never_undoable
 
 
 @dataclass(frozen=True)

@@ -74,3 +74,57 @@ def resolve(
         elif "default" in prop:
             out[key] = prop["default"]
     return out
+
+
+DAY = 86_400
+CORE_OPTIONS: dict[str, dict[str, Any]] = {
+    "turnSeconds": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": DAY,
+        "default": 0,
+        "description": "Seconds per move (0: no clock). When a seat's time and reserve run "
+        "out, the game's bot moves for it.",
+    },
+    "reserveSeconds": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": DAY,
+        "default": 0,
+        "description": "A reserve per seat, spent once a move takes longer than turnSeconds.",
+    },
+    "timeoutsBeforeBot": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 1000,
+        "default": 3,
+        "description": "After this many timeouts a bot takes the seat for good (0: never).",
+    },
+    "undo": {
+        "type": "boolean",
+        "default": False,
+        "description": "Whether a player may take back their own last move (undoMove) when "
+        "it gave them nothing new and nobody has moved since.",
+    },
+    "leaveGraceSeconds": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": DAY,
+        "default": 0,
+        "description": "When a player leaves a playing table, how long the seat waits for "
+        "them to rejoin before a bot takes it (0: a bot takes it at once).",
+    },
+}
+"""The options every table has, whatever its game: clocks, undo, leaving. Games may not
+declare options of these names."""
+
+
+def table_schema(game_options: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of a table's options: the game's own and the core ones."""
+    props = {**dict(game_options.get("properties", {})), **CORE_OPTIONS}
+    return {**dict(game_options), "type": "object", "properties": props}
+
+
+def core(options: Mapping[str, Any], name: str) -> Any:
+    """A core option of a table; tables made before it existed get its default."""
+    return options.get(name, CORE_OPTIONS[name]["default"])

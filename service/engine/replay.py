@@ -41,12 +41,23 @@ def replay(
     seed = fairness.game_seed(bytes.fromhex(table.revealed_seed), seeds)
     rng = Rng(seed)
     state, _ = game.setup(SetupContext(table.play_order, dict(table.options), rules, rng))
+    counter = rng.counter
+    # The state before the last move still standing, for an undo entry ("undo": true) to
+    # go back to; a timeout is an ordinary move of the bot's, for the seat.
+    last: tuple[int, Any, int] | None = None
     for i, entry in enumerate(moves):
-        rng = Rng(seed, rng.counter)
-        out = game.apply(state, int(entry["seat"]), entry["move"], rng, rules)
+        seat = int(entry["seat"])
+        if entry.get("undo"):
+            if last is None or last[0] != seat:
+                return ReplayReport(False, f"entry {i + 1} takes back a move that is not there", i)
+            state, counter, last = last[1], last[2], None
+            continue
+        rng = Rng(seed, counter)
+        out = game.apply(state, seat, entry["move"], rng, rules)
         if not isinstance(out, Outcome):
             return ReplayReport(False, f"move {i + 1} was refused on replay: {out.reason}", i)
-        state = out.state
+        last = (seat, state, counter)
+        state, counter = out.state, rng.counter
     if not _same(game.encode(state), table.game):
         return ReplayReport(
             False, "the replayed final state differs from the stored one", len(moves)

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from service import _json
 from service.engine.game import Event, GameDef, HouseRuleDef, Move, Outcome, Rejected, SetupContext
-from service.engine.options import OptionError, resolve
+from service.engine.options import OptionError, resolve, table_schema
 from service.engine.rng import Rng
 from service.engine.ruleset import RuleSet
 
@@ -35,6 +35,12 @@ CORE_EVENT_TYPES: Final = (
     "rules.changed",
     "game.started",
     "game.finished",
+    "clock.started",
+    "clock.timeout",
+    "move.undone",
+    "seat.rejoined",
+    "seat.replaced",
+    "seat.bot_took_over",
 )
 MAX_NAME: Final = 40
 MAX_CLIENT_SEED: Final = 256
@@ -48,6 +54,14 @@ class Seat:
     token_hash: str | None = None
     host: bool = False
     client_seed: str | None = None
+    # The clock (epoch seconds; None: not running), the reserve left (None: untouched, the
+    # table's full reserve) and the number of timeouts so far.
+    turn_started: float | None = None
+    deadline: float | None = None
+    reserve: float | None = None
+    timeouts: int = 0
+    # A player who left a playing table may come back until then (None: seated or gone).
+    rejoin_by: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +85,8 @@ class Table:
     game: Any = None
     result: Mapping[str, Any] | None = None
     revealed_seed: str | None = None
+    # What the last move needs to be taken back (service/engine/undo.py); never shown.
+    undo: Mapping[str, Any] | None = None
     version: int = 0
 
     def encode(self) -> str:
@@ -157,7 +173,7 @@ def create(
     if options is not None and not isinstance(options, Mapping):
         return Rejected("BAD_INPUT", "options must be a JSON object")
     try:
-        resolved = resolve(game.options, options)
+        resolved = resolve(table_schema(game.options), options)
     except OptionError as exc:
         return Rejected("BAD_INPUT", str(exc))
     rules = tuple(dict.fromkeys(rule_ids))
@@ -184,7 +200,7 @@ def create(
     return table, [Event("table.created", data)]
 
 
-def _clean_name(name: str) -> str | None:
+def clean_name(name: str) -> str | None:
     name = unicodedata.normalize("NFC", name).strip()
     if not 1 <= len(name) <= MAX_NAME:
         return None
@@ -226,7 +242,7 @@ def join(
     now: str,
 ) -> tuple[Table, int, list[Event]] | Rejected:
     """A human takes a seat (the first free one when ``seat`` is None)."""
-    clean = _clean_name(name)
+    clean = clean_name(name)
     if clean is None:
         return Rejected("BAD_INPUT", f"a name is 1 to {MAX_NAME} printable characters")
     if client_seed is not None and len(client_seed) > MAX_CLIENT_SEED:

@@ -32,6 +32,10 @@ RULE = """mutation($t: ID!) {
 MOVE = """mutation($t: ID!, $m: MoveInput!) { makeMove(tableId: $t, move: $m) { table { version } } }"""
 TABLE = "query($t: ID!) { table(id: $t) { version status legalMoves state { toAct } } }"
 VIEWER = "{ viewer { tableId seat isHost } }"
+UNDO = "mutation($t: ID!) { undoMove(tableId: $t) { table { version } } }"
+REJOIN = "mutation($t: ID!) { rejoinTable(tableId: $t) { version } }"
+REPLACE = """mutation($t: ID!) { replaceSeat(tableId: $t, seat: 0, name: "New") {
+  playerToken } }"""
 SUB = "subscription($t: ID!) { tableEvents(tableId: $t) { cursor type seat data } }"
 
 
@@ -88,8 +92,8 @@ async def test_every_mutation_refuses_tokens_that_give_no_right(api: Client):
     t = await open_table(c)
     other = await open_table(c, start=True)
     v = await version(c, t)
-    host_ops = [(ADD_BOT, {}), (RULE, {}), (START, {})]
-    seat_ops = [(LEAVE, {})]
+    host_ops = [(ADD_BOT, {}), (RULE, {}), (START, {}), (REPLACE, {})]
+    seat_ops = [(LEAVE, {}), (UNDO, {}), (REJOIN, {})]
     every = host_ops + seat_ops
     for name, token in forged_tokens(t).items():
         for query, extra in every:
@@ -105,7 +109,8 @@ async def test_every_mutation_refuses_tokens_that_give_no_right(api: Client):
         assert await c.code(query, other.seats[0], t=t.id, **extra) == "FORBIDDEN"
     for query, extra in host_ops:  # a seat is not the host
         assert await c.code(query, t.seats[1], t=t.id, **extra) == "FORBIDDEN"
-    assert await c.code(LEAVE, t.host, t=t.id) == "FORBIDDEN"  # the host holds no seat
+    for query in (LEAVE, UNDO, REJOIN):  # the host holds no seat
+        assert await c.code(query, t.host, t=t.id) == "FORBIDDEN"
     for raw in (t.host.encode()[:-1] + b"\xe9", b"Bearer", b"Basic " + t.host.encode()):
         header = raw if raw.startswith((b"Bearer", b"Basic")) else b"Bearer " + raw
         r = await c.http.post(
@@ -153,6 +158,19 @@ async def test_a_seat_that_left_has_no_token(api: Client):
     assert token != t.seats[2]
     assert await c.code(VIEWER, t.seats[2]) == "UNAUTHENTICATED"
     assert await version(c, t) == v + 1
+
+
+async def test_a_seat_handed_over_or_taken_by_a_bot_has_no_token(api: Client):
+    c = api
+    t = await open_table(c, start=True)
+    new = (await c.q(REPLACE, t.host, t=t.id))["replaceSeat"]["playerToken"]
+    await c.q(LEAVE, t.seats[1], t=t.id)  # no grace: a bot takes the seat (and may move)
+    move = {"fiveCrowns": {"draw": {"source": "STOCK"}}}
+    for old in (t.seats[0], t.seats[1]):
+        for query in (LEAVE, UNDO, REJOIN, VIEWER):
+            assert await c.code(query, old, t=t.id) == "UNAUTHENTICATED"
+        assert await c.code(MOVE, old, t=t.id, m=move) == "UNAUTHENTICATED"
+    assert (await c.q(VIEWER, new))["viewer"]["seat"] == 0
 
 
 async def test_an_expired_table_takes_its_tokens_along(registry):

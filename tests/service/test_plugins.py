@@ -48,6 +48,7 @@ def test_disable_removes_plugins_by_name():
         pytest.param("two_rules", "exactly one rule", id="two-rules"),
         pytest.param("rule_for_missing_game", "no installed game", id="rule-without-game"),
         pytest.param("unknown_hook", "unknown hook", id="unknown-hook"),
+        pytest.param("core_option", "core table option", id="core-option-name"),
     ],
 )
 def test_bad_plugins_are_refused_by_name(name, message):

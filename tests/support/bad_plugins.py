@@ -30,3 +30,15 @@ rule_for_missing_game = plugin(
     tablestate_house_rules=lambda: [HouseRuleDef("chess/x", "chess", "X", "x")]
 )
 unknown_hook = plugin(tablestate_no_such_hook=lambda: None)
+core_option = plugin(
+    tablestate_games=lambda: [
+        __import__("dataclasses").replace(
+            GAME,
+            id="clock-game",
+            options={
+                "type": "object",
+                "properties": {"turnSeconds": {"type": "integer", "default": 5}},
+            },
+        )
+    ]
+)

@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import json
 import socket
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,10 +73,14 @@ class Client:
 
 @contextlib.asynccontextmanager
 async def serve(
-    settings: Settings, registry: Registry | None = None, store: StateStore | None = None
+    settings: Settings,
+    registry: Registry | None = None,
+    store: StateStore | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> AsyncIterator[Client]:
-    """Run the service on a free port with uvicorn until the block ends."""
-    app = create_app(settings, registry, store)
+    """Run the service on a free port with uvicorn until the block ends (``clock``: the
+    service's time, for turn clocks and grace periods)."""
+    app = create_app(settings, registry, store, clock)
     port = free_port()
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio"

@@ -33,6 +33,7 @@ GAME: GameDef[rules.State] = GameDef(
     state_type=LuckyDrawState,
     move_input_type=LuckyDrawMoveInput,
     hookspecs=hookspecs,
+    undoable=rules.undoable,
 )
 
 

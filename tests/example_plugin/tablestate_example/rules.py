@@ -130,6 +130,12 @@ def apply(
     return Outcome(state, tuple(events))
 
 
+def undoable(before: State, seat: int, move: Move, outcome: Outcome[State]) -> bool:
+    """A card played may be taken back (undoMove); a card drawn shows the mover a hidden
+    card, and a pass needs no taking back."""
+    return "play" in move
+
+
 def view(state: State, seat: int | None) -> dict[str, Any]:
     pos = state.seats.index(seat) if seat in state.seats else None
     return {

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.engine.options import OptionError, resolve
+from service.engine.options import CORE_OPTIONS, OptionError, resolve, table_schema
+from service.plugins import load
 
 SCHEMA = {
     "type": "object",
@@ -57,3 +58,15 @@ def test_given_values_are_kept():
 def test_bad_options_are_refused(given):
     with pytest.raises(OptionError):
         resolve(SCHEMA, given)
+
+
+def test_core_options_join_every_game_schema_without_clashing():
+    for game in load().games.values():
+        own = set(game.options.get("properties", {}))
+        assert not own & set(CORE_OPTIONS), game.id
+        merged = table_schema(game.options)
+        assert set(merged["properties"]) == own | set(CORE_OPTIONS)
+        defaults = resolve(merged, {})
+        assert defaults["turnSeconds"] == 0 and defaults["undo"] is False
+    with pytest.raises(OptionError, match="reserveSeconds"):
+        resolve(table_schema({"type": "object"}), {"reserveSeconds": -5})
