@@ -78,6 +78,64 @@ def move_to_json(value: Any, schema: strawberry.Schema) -> Any:
     return value
 
 
+def plain_input(value: Any) -> Any:
+    """An input value as graphql-core coerced it (GraphQL field names already) as the JSON
+    a client would send: what ``move_to_json`` makes of Strawberry's objects."""
+    if isinstance(value, dict):
+        return {
+            k: plain_input(v)
+            for k, v in value.items()
+            if v is not None and v is not strawberry.UNSET
+        }
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, list | tuple):
+        return [plain_input(v) for v in value]
+    return value
+
+
+async def make_move_payload(
+    context: Context,
+    table_id: str,
+    as_json: dict[str, Any],
+    expected_version: int | None,
+    idempotency_key: str | None,
+) -> MovePayload:
+    """``makeMove`` with its move as JSON (``{"<game field>": <that game's move>}``)."""
+    viewer = await context.viewer()
+    game_field, inner = next(iter(as_json.items()), (None, None))
+    game_id = None
+    for g in context.services.registry.games.values():
+        if camel(g.id) == game_field:
+            game_id = g.id
+    loaded, events = await context.services.tables.move(
+        viewer,
+        table_id,
+        game_id,
+        inner or {},
+        expected_version=expected_version,
+        idempotency_key=idempotency_key,
+    )
+    seat = viewer.seat if viewer else None
+    return MovePayload(
+        table=table_of(loaded, seat),
+        events=[TableEvent.of(e, loaded.table.id, seat) for e in events],
+    )
+
+
+def _raw_make_move(
+    _root: Any,
+    info: Any,
+    tableId: str,
+    move: dict[str, Any],
+    expectedVersion: int | None = None,
+    idempotencyKey: str | None = None,
+) -> Any:
+    return make_move_payload(
+        info.context, str(tableId), plain_input(move), expectedVersion, idempotencyKey
+    )
+
+
 def _move_input(registry: Registry) -> type:
     games = sorted(registry.games.values(), key=lambda g: g.id)
     annotations: dict[str, Any] = {}
@@ -259,25 +317,9 @@ def build_schema(
             expected_version: int | None = None,
             idempotency_key: str | None = None,
         ) -> MovePayload:
-            viewer = await info.context.viewer()
             as_json = move_to_json(move, info.schema)
-            game_field, inner = next(iter(as_json.items()), (None, None))
-            game_id = None
-            for g in info.context.services.registry.games.values():
-                if camel(g.id) == game_field:
-                    game_id = g.id
-            loaded, events = await info.context.services.tables.move(
-                viewer,
-                str(table_id),
-                game_id,
-                inner or {},
-                expected_version=expected_version,
-                idempotency_key=idempotency_key,
-            )
-            seat = viewer.seat if viewer else None
-            return MovePayload(
-                table=table_of(loaded, seat),
-                events=[TableEvent.of(e, loaded.table.id, seat) for e in events],
+            return await make_move_payload(
+                info.context, str(table_id), as_json, expected_version, idempotency_key
             )
 
         @strawberry.mutation(
@@ -363,4 +405,8 @@ def build_schema(
         extensions=[_Checks],
     )
     schema.metrics = metrics
+    # The hottest field takes its arguments as graphql-core coerced them: Strawberry would
+    # build the move's input objects only for move_to_json to take them apart again (a
+    # sixth of a move's GraphQL time). Same resolver body, same errors.
+    schema._schema.mutation_type.fields["makeMove"].resolve = _raw_make_move  # type: ignore[union-attr]
     return schema
