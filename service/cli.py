@@ -31,7 +31,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         ws_ping_interval=20,
         ws_ping_timeout=20,
         # Events are small: compressing each message for each subscriber costs more CPU
-        # than it saves on a LAN (per-message deflate was a third of a fan-out's cost).
+        # than it saves on a LAN (per-message deflate was a tenth of a fan-out's CPU).
         ws_per_message_deflate=settings.ws_compression,
         log_level=settings.log_level,
         log_config=None,
