@@ -27,6 +27,7 @@ from service.api.schema import build_schema
 from service.api.view import GraphQLApp
 from service.config import Settings
 from service.hub import Hub
+from service.lobby import LobbyHub
 from service.metrics import Metrics
 from service.ratelimit import Guard
 from service.store.base import StateStore
@@ -189,7 +190,9 @@ def create_app(
     hub = Hub(store, metrics, settings.subscriber_queue)
     tables.on_commit = hub.local_commit
     guard = Guard(settings, store, metrics)
-    services = Services(settings, registry, tables, hub, guard)
+    services = Services(
+        settings, registry, tables, hub, guard, LobbyHub(store, settings.subscriber_queue)
+    )
     schema = build_schema(registry, settings, metrics)
     graphql = GraphQLApp(services, schema)
 

@@ -18,7 +18,14 @@ from typing import Any, Final
 
 from service.errors import ApiError
 from service.metrics import Metrics
-from service.store.base import BadCursor, StateStore, StoredEvent, StoreUnavailable, cursor_key
+from service.store.base import (
+    SPECTATORS,
+    BadCursor,
+    StateStore,
+    StoredEvent,
+    StoreUnavailable,
+    cursor_key,
+)
 
 log = logging.getLogger("tablestate.hub")
 
@@ -52,6 +59,12 @@ def redact(event: StoredEvent, seat: int | None) -> dict[str, Any]:
     if own is None:
         return event.data
     return {**event.data, "private": own}
+
+
+def visible(event: StoredEvent, seat: int | None) -> bool:
+    """Whether ``seat`` (None: a viewer without a seat) may see the event at all; every
+    path to a viewer (queries, subscriptions) asks this before ``redact``."""
+    return event.audience is None or (event.audience == SPECTATORS and seat is None)
 
 
 _SLOW: Final = object()

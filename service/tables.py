@@ -30,6 +30,7 @@ from service.errors import ApiError
 from service.life import TableLife
 from service.metrics import Metrics
 from service.plugins import Registry
+from service.social import TableSocial
 from service.store.base import (
     BadCursor,
     Idempotency,
@@ -132,9 +133,10 @@ def _raise(rejected: Rejected) -> None:
 Op = Callable[[Loaded], "tuple[eng.Table, Any, list[Event], Any] | Rejected"]
 
 
-class TableService(BotDriver, TableLife):
+class TableService(TableSocial, BotDriver, TableLife):
     """Every table operation of the API, on one store, for one replica. Bots move through
-    ``BotDriver`` (``service/bots.py``)."""
+    ``BotDriver`` (``service/bots.py``); chat, presence, rematches and the host's lobby
+    operations are ``TableSocial``'s (``service/social.py``)."""
 
     def __init__(
         self,
@@ -151,6 +153,7 @@ class TableService(BotDriver, TableLife):
         self.clock = clock
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._init_bots()
+        self._init_social()
         # Told of every commit this replica makes (the hub delivers it to local
         # subscribers at once, without reading it back from the store).
         self.on_commit: Callable[[str, tuple[StoredEvent, ...]], None] | None = None
@@ -234,7 +237,7 @@ class TableService(BotDriver, TableLife):
     # -- committing --------------------------------------------------------------
 
     def _ttl(self, table: eng.Table) -> float:
-        if table.status == eng.FINISHED:
+        if table.status in (eng.FINISHED, eng.CANCELLED):
             return float(self.settings.finished_ttl)
         return float(self.settings.idle_ttl)
 
@@ -280,7 +283,9 @@ class TableService(BotDriver, TableLife):
             if not waiting_bot:
                 await self._expect_deadline(table_id, loaded.version + 1, new_table)
             at = now_iso(self.clock)
-            meta = TableMeta(new_table.game_id, new_table.status, _created(new_table))
+            meta = TableMeta(
+                new_table.game_id, new_table.status, _created(new_table), new_table.private
+            )
             result = await self._store_call(
                 self.store.commit(
                     table_id,
@@ -299,6 +304,7 @@ class TableService(BotDriver, TableLife):
                 self._after_commit(done)
                 if self.on_commit is not None:
                     self.on_commit(table_id, result.events)
+                await self._lobby_after(loaded.table, done.table)
                 return done, result.events, extra
             if result.record is not None:
                 current = await self.must_load(table_id)
@@ -315,6 +321,7 @@ class TableService(BotDriver, TableLife):
         house_rules: Sequence[str],
         options: Any,
         seats: int | None,
+        private: bool = False,
     ) -> tuple[Loaded, str]:
         game = self.registry.games.get(game_id)
         if game is None:
@@ -341,13 +348,16 @@ class TableService(BotDriver, TableLife):
             _raise(made)
             raise AssertionError
         table, events = made
-        meta = TableMeta(game.id, table.status, self.clock())
+        if private:
+            table = replace(table, private=True, join_code=self.new_join_code())
+        meta = TableMeta(game.id, table.status, self.clock(), table.private)
         await self._store_call(
             self.store.create(
                 table_id, table.encode(), meta, _new_events(events, at), ttl=self._ttl(table)
             )
         )
         self.metrics.inc("tablestate_commits_total", kind="create")
+        await self._lobby_after(None, table)
         return self._remember(replace(table, version=1)), host_token
 
     async def join(
@@ -357,11 +367,17 @@ class TableService(BotDriver, TableLife):
         name: str,
         seat: int | None,
         client_seed: str | None,
+        code: str | None = None,
     ) -> tuple[Loaded, int, str]:
         token = f"{table_id}.{secrets.token_urlsafe(32)}"
         as_host = viewer is not None and viewer.table_id == table_id and viewer.is_host
 
         def op(loaded: Loaded) -> Any:
+            wanted = loaded.table.join_code
+            if loaded.table.private and not as_host:
+                given = (code or "").encode()
+                if wanted is None or not secrets.compare_digest(given, wanted.encode()):
+                    return Rejected("FORBIDDEN", "this private table needs its join code")
             out = eng.join(
                 loaded.table,
                 name=name,

@@ -8,6 +8,7 @@ from typing import Any
 
 from service.config import Settings
 from service.hub import Hub
+from service.lobby import LobbyHub
 from service.plugins import Registry
 from service.ratelimit import Client, Guard
 from service.tables import TableService, Viewer
@@ -24,6 +25,7 @@ class Services:
     tables: TableService
     hub: Hub
     guard: Guard | None = None  # rate limits and connection caps (None: none)
+    lobby: LobbyHub | None = None  # lobbyEvents' fan-out (made on first use when None)
 
 
 @dataclass

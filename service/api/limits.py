@@ -53,6 +53,8 @@ STORE_FIELDS: Final = frozenset(
         ("Table", "events"),
         ("TableEvent", "table"),
         ("Subscription", "tableEvents"),
+        ("Subscription", "lobbyEvents"),
+        ("LobbyEvent", "table"),
     }
 )
 FIXED_SIZES: Final = {("Query", "games"): 20, ("Query", "plugins"): 100}

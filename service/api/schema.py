@@ -25,9 +25,11 @@ from service.api.types import (
     CreateTablePayload,
     Game,
     JoinTablePayload,
+    LobbyEvent,
     MovePayload,
     PageInfo,
     Plugin,
+    RematchPayload,
     TableConnection,
     TableEvent,
     TableStatus,
@@ -39,6 +41,8 @@ from service.api.types import (
 )
 from service.config import Settings
 from service.errors import ApiError
+from service.hub import visible
+from service.lobby import LobbyHub
 from service.metrics import Metrics
 from service.plugins import Registry, camel, pascal
 from service.store.base import BadCursor, cursor_key
@@ -47,6 +51,11 @@ Info = strawberry.Info[Context, None]
 MAX_OPTIONS_BYTES = 16_384
 MAX_RULES = 64
 MAX_PAGE = 100
+MAX_CHAT_INPUT = 4_000  # characters of sendChat's text before it is even normalized
+LOBBY_SNAPSHOT = 500
+SEAT_ENDED = frozenset(
+    {"seat.kicked", "seat.left"}
+)  # the seat's token stops working  # open tables at most in a lobbyEvents snapshot
 
 
 class TablestateSchema(strawberry.Schema):
@@ -248,6 +257,7 @@ def build_schema(
             house_rules: list[strawberry.ID] | None = None,
             options: JSON | None = None,
             seats: int | None = None,
+            private: bool = False,
         ) -> CreateTablePayload:
             await info.context.viewer()
             rules = [str(r) for r in house_rules or []]
@@ -256,9 +266,11 @@ def build_schema(
             if options is not None and len(json.dumps(options)) > MAX_OPTIONS_BYTES:
                 raise ApiError("BAD_INPUT", "options are too large")
             loaded, token = await info.context.services.tables.create(
-                str(game_id), rules, options, seats
+                str(game_id), rules, options, seats, private
             )
-            return CreateTablePayload(table=table_of(loaded, None), host_token=token)
+            return CreateTablePayload(
+                table=table_of(loaded, None), host_token=token, join_code=loaded.table.join_code
+            )
 
         @strawberry.mutation(description="Take a seat; the seat token is shown once.")
         async def join_table(
@@ -268,10 +280,11 @@ def build_schema(
             name: str,
             seat: int | None = None,
             client_seed: str | None = None,
+            code: str | None = None,
         ) -> JoinTablePayload:
             viewer = await info.context.viewer()
             loaded, index, token = await info.context.services.tables.join(
-                viewer, str(table_id), name, seat, client_seed
+                viewer, str(table_id), name, seat, client_seed, code
             )
             return JoinTablePayload(table=table_of(loaded, index), seat=index, player_token=token)
 
@@ -307,6 +320,69 @@ def build_schema(
             viewer = await info.context.viewer()
             loaded = await info.context.services.tables.start(viewer, str(table_id))
             return table_of(loaded, await info.context.seat_at(str(table_id)))
+
+        @strawberry.mutation(
+            description="New options for the table, checked like createTable's "
+            "(host only, OPEN only)."
+        )
+        async def set_options(
+            self, info: Info, table_id: strawberry.ID, options: JSON
+        ) -> TableType:
+            viewer = await info.context.viewer()
+            if len(json.dumps(options)) > MAX_OPTIONS_BYTES:
+                raise ApiError("BAD_INPUT", "options are too large")
+            loaded = await info.context.services.tables.set_options(viewer, str(table_id), options)
+            return table_of(loaded, await info.context.seat_at(str(table_id)))
+
+        @strawberry.mutation(
+            description="Empty a taken seat; its token stops working (host only, OPEN only)."
+        )
+        async def kick_seat(self, info: Info, table_id: strawberry.ID, seat: int) -> TableType:
+            viewer = await info.context.viewer()
+            loaded = await info.context.services.tables.kick(viewer, str(table_id), seat)
+            return table_of(loaded, await info.context.seat_at(str(table_id)))
+
+        @strawberry.mutation(
+            description="End an OPEN or PLAYING table with no result: CANCELLED (host only)."
+        )
+        async def cancel_table(self, info: Info, table_id: strawberry.ID) -> TableType:
+            viewer = await info.context.viewer()
+            loaded = await info.context.services.tables.cancel(viewer, str(table_id))
+            return table_of(loaded, await info.context.seat_at(str(table_id)))
+
+        @strawberry.mutation(
+            description="Open the rematch of a FINISHED table (a seat or the host), once: "
+            "later calls give the same table."
+        )
+        async def rematch(self, info: Info, table_id: strawberry.ID) -> RematchPayload:
+            viewer = await info.context.viewer()
+            loaded, seat, player_token, host_token = await info.context.services.tables.rematch(
+                viewer, str(table_id)
+            )
+            return RematchPayload(
+                table=table_of(loaded, seat),
+                seat=seat,
+                player_token=player_token,
+                host_token=host_token,
+            )
+
+        @strawberry.mutation(
+            description="Say something at a table. A seat's message (`chat.message`) reaches "
+            "everyone; anyone else's (`chat.spectator`, `name` required) reaches viewers "
+            "without a seat only. Chat never changes the table's version."
+        )
+        async def send_chat(
+            self, info: Info, table_id: strawberry.ID, text: str, name: str | None = None
+        ) -> TableEvent:
+            viewer = await info.context.viewer()
+            if len(text) > MAX_CHAT_INPUT or (name is not None and len(name) > MAX_CHAT_INPUT):
+                raise ApiError("BAD_INPUT", "the message is too long")
+            client = info.context.client
+            event = await info.context.services.tables.chat(
+                viewer, str(table_id), text, name, client.address if client else ""
+            )
+            seat = viewer.seat if viewer is not None else None
+            return TableEvent.of(event, str(table_id), seat)
 
         @strawberry.mutation(description="Make a move as your seat.")
         async def make_move(
@@ -367,15 +443,72 @@ def build_schema(
         ) -> AsyncGenerator[TableEvent, None]:
             services = info.context.services
             seat = await info.context.seat_at(str(table_id))
-            if await services.tables.load(str(table_id)) is None:
+            loaded = await services.tables.load(str(table_id))
+            if loaded is None:
                 raise ApiError("NOT_FOUND", "no such table")
             if after is not None:
                 try:
                     cursor_key(after)
                 except BadCursor as exc:
                     raise ApiError("BAD_INPUT", str(exc)) from exc
-            async for item in services.hub.subscribe(str(table_id), after):
-                yield TableEvent.delivered(item, str(table_id), seat)
+            if seat is not None:
+                # A WebSocket resolves its token once; a seat kicked since then is no seat.
+                await services.tables.resolve_token(info.context.token)
+            async with services.tables.present(str(table_id), seat):
+                async for item in services.hub.subscribe(str(table_id), after):
+                    if visible(item.event, seat):
+                        yield TableEvent.delivered(item, str(table_id), seat)
+                    ev = item.event
+                    if (
+                        seat is not None
+                        and ev.seat == seat
+                        and ev.type in SEAT_ENDED
+                        and ev.version > loaded.version  # not a former holder's leaving
+                    ):
+                        # The seat may be someone else's next: go on only while the token
+                        # still holds it (a player who left a game may rejoin with it).
+                        now = await services.tables.resolve_token(info.context.token)
+                        if now is None or now.table_id != str(table_id) or now.seat != seat:
+                            raise ApiError("UNAUTHENTICATED", "this token no longer holds its seat")
+
+        @strawberry.subscription(
+            description="The open public tables (of one game, or all): a snapshot "
+            "(`table.listed`, then `lobby.live`), then live changes."
+        )
+        async def lobby_events(
+            self, info: Info, game_id: strawberry.ID | None = None
+        ) -> AsyncGenerator[LobbyEvent, None]:
+            services = info.context.services
+            if services.lobby is None:
+                services.lobby = LobbyHub(services.tables.store, services.settings.subscriber_queue)
+            game = str(game_id) if game_id is not None else None
+            async with services.lobby.listen(game) as listening:
+                page: str | None = None
+                listed = 0
+                while listed < LOBBY_SNAPSHOT:
+                    found, more = await services.tables.list(game, "OPEN", MAX_PAGE, page)
+                    for t in found:
+                        listed += 1
+                        yield LobbyEvent(
+                            type="table.listed",
+                            table_id=strawberry.ID(t.table.id),
+                            game_id=strawberry.ID(t.table.game_id),
+                            status=TableStatus(t.table.status),
+                        )
+                    page = more.next
+                    if page is None:
+                        break
+                yield LobbyEvent(type="lobby.live", table_id=None, game_id=None, status=None)
+                while True:
+                    notice = await listening.next()
+                    yield LobbyEvent(
+                        type=str(notice.get("type")),
+                        table_id=strawberry.ID(str(notice.get("tableId"))),
+                        game_id=strawberry.ID(str(notice.get("gameId"))),
+                        status=TableStatus(notice["status"])
+                        if notice.get("status") in TableStatus.__members__
+                        else None,
+                    )
 
     state_types: Sequence[type] = sorted(
         (g.state_type for g in registry.games.values() if g.state_type is not None),

@@ -3,6 +3,7 @@
 No ``from __future__ import annotations`` here: Strawberry reads these annotations.
 """
 
+import asyncio
 import enum
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -14,11 +15,12 @@ from strawberry.scalars import JSON
 from service.api.context import Context
 from service.engine import clock
 from service.engine.game import HouseRuleDef
+from service.engine.lobby import EVENT_TYPES as SOCIAL_EVENT_TYPES
 from service.engine.options import table_schema
 from service.engine.schema import GameState, from_view
 from service.engine.table import CORE_EVENT_TYPES
 from service.errors import ApiError
-from service.hub import Delivery, redact
+from service.hub import Delivery, redact, visible
 from service.plugins import PluginInfo, Registry, camel
 from service.store.base import StoredEvent
 from service.tables import Loaded
@@ -36,6 +38,7 @@ class TableStatus(enum.Enum):
     OPEN = "OPEN"
     PLAYING = "PLAYING"
     FINISHED = "FINISHED"
+    CANCELLED = "CANCELLED"
 
 
 @strawberry.enum(description="Who sits in a seat.")
@@ -90,7 +93,7 @@ class Game:
     @classmethod
     def of(cls, game_id: str, registry: Registry) -> "Game":
         g = registry.games[game_id]
-        types = list(dict.fromkeys([*CORE_EVENT_TYPES, *g.event_types]))
+        types = list(dict.fromkeys([*CORE_EVENT_TYPES, *SOCIAL_EVENT_TYPES, *g.event_types]))
         return cls(
             id=strawberry.ID(g.id),
             name=g.name,
@@ -127,8 +130,35 @@ class Seat:
         "the seat (null: not left).",
     )
 
+    _kind: strawberry.Private[str] = "EMPTY"
+    _present: strawberry.Private[Any] = None
 
-def _seat_of(table: Any, s: Any, score: int | None, now: float) -> "Seat":
+    @strawberry.field(
+        description="Whether the seat is connected: a human with a `tableEvents` "
+        "subscription open (on any replica), or a bot; away otherwise."
+    )
+    async def connected(self) -> bool:
+        if self._kind == "BOT":
+            return True
+        if self._kind != "HUMAN" or self._present is None:
+            return False
+        return self.index in await self._present()
+
+
+class _Once:
+    """One store read shared by every seat of a table in one response."""
+
+    def __init__(self, read: Any) -> None:
+        self._read = read
+        self._task: Any = None
+
+    async def __call__(self) -> Any:
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._read())
+        return await asyncio.shield(self._task)
+
+
+def _seat_of(table: Any, s: Any, score: int | None, now: float, present: Any = None) -> "Seat":
     clocked = clock.turn_seconds(table) > 0
     time_left, reserve_left = clock.left(table, s, now)
     return Seat(
@@ -142,6 +172,8 @@ def _seat_of(table: Any, s: Any, score: int | None, now: float) -> "Seat":
         deadline=_epoch(s.deadline),
         timeouts=s.timeouts,
         rejoin_by=_epoch(s.rejoin_by),
+        _kind=s.kind,
+        _present=present,
     )
 
 
@@ -272,9 +304,14 @@ class Table:
         table = self._loaded.table
         result = table.result
         now = info.context.services.tables.clock()
+        present = _Once(lambda: info.context.services.tables.connected(table.id))
         return [
             _seat_of(
-                table, s, result["scores"][s.index] if result and s.kind != "EMPTY" else None, now
+                table,
+                s,
+                result["scores"][s.index] if result and s.kind != "EMPTY" else None,
+                now,
+                present,
             )
             for s in table.seats
         ]
@@ -303,8 +340,30 @@ class Table:
         if not 0 <= first <= MAX_EVENTS or (last is not None and not 0 <= last <= MAX_EVENTS):
             raise ApiError("BAD_INPUT", f"first and last are 0 to {MAX_EVENTS}")
         tid = self._loaded.table.id
-        found = await info.context.services.tables.events(tid, after, first, last)
+        found = await visible_events(info, tid, self._seat, after, first, last)
         return [TableEvent.of(e, tid, self._seat) for e in found]
+
+    @strawberry.field(description="Whether the table is private: unlisted, joined with its code.")
+    def private(self) -> bool:
+        return self._loaded.table.private
+
+    @strawberry.field(description="A private table's join code: shown to its host only.")
+    async def join_code(self, info: Info) -> str | None:
+        viewer = await info.context.viewer()
+        table = self._loaded.table
+        if viewer is None or viewer.table_id != table.id or not viewer.is_host:
+            return None
+        return table.join_code
+
+    @strawberry.field(description="The table this one is the rematch of, if any.")
+    def rematch_of(self) -> strawberry.ID | None:
+        found = self._loaded.table.rematch_of
+        return strawberry.ID(found) if found is not None else None
+
+    @strawberry.field(description="This table's rematch, once `rematch` opened it.")
+    def rematch(self) -> strawberry.ID | None:
+        found = self._loaded.table.rematch
+        return strawberry.ID(found) if found is not None else None
 
     @strawberry.field(description="The outcome; null until FINISHED.")
     def result(self) -> GameResult | None:
@@ -363,6 +422,39 @@ class Plugin:
 class CreateTablePayload:
     table: Table = strawberry.field(description="The table.")
     host_token: str = strawberry.field(description="The host's token; keep it secret.")
+    join_code: str | None = strawberry.field(
+        default=None, description="A private table's join code (null: a public table)."
+    )
+
+
+@strawberry.type(description="The rematch table and your tokens for it.")
+class RematchPayload:
+    table: Table = strawberry.field(description="The new table (OPEN).")
+    seat: int | None = strawberry.field(description="Your seat at it (null: not seated).")
+    player_token: str | None = strawberry.field(
+        description="Your seat's new token (also in your private part of `table.rematch`)."
+    )
+    host_token: str | None = strawberry.field(
+        description="The new table's host token, for the host only."
+    )
+
+
+@strawberry.type(description="A change in the list of open public tables.")
+class LobbyEvent:
+    type: str = strawberry.field(
+        description="`table.listed` (the snapshot), `lobby.live` (the snapshot is complete), "
+        "then `table.opened`, `table.updated` or `table.closed`."
+    )
+    table_id: strawberry.ID | None = strawberry.field(description="The table (null: lobby.live).")
+    game_id: strawberry.ID | None = strawberry.field(description="Its game.")
+    status: TableStatus | None = strawberry.field(description="Its status at the change.")
+
+    @strawberry.field(description="The table now, as a spectator sees it (null: gone).")
+    async def table(self, info: Info) -> Table | None:
+        if self.table_id is None:
+            return None
+        loaded = await info.context.services.tables.load(str(self.table_id))
+        return Table(_loaded=loaded, _seat=None) if loaded is not None else None
 
 
 @strawberry.type(description="Your seat and its token (shown once).")
@@ -376,6 +468,31 @@ class JoinTablePayload:
 class MovePayload:
     table: Table = strawberry.field(description="The table after the move.")
     events: list[TableEvent] = strawberry.field(description="The move's events, redacted.")
+
+
+async def visible_events(
+    info: Info, table_id: str, seat: int | None, after: str | None, first: int, last: int | None
+) -> list[StoredEvent]:
+    """Events as ``Table.events`` gives them: those the viewer may see (``hub.visible``),
+    as many as asked for when the table has them (hidden ones do not use up a page)."""
+    tables = info.context.services.tables
+    if last is not None:
+        want = last
+        while True:
+            found = await tables.events(table_id, None, 0, want)
+            shown = [e for e in found if visible(e, seat)]
+            if len(shown) >= last or len(found) < want or want >= 10 * MAX_EVENTS:
+                return shown[-last:] if last else []
+            want = min(10 * MAX_EVENTS, want * 2 + (last - len(shown)))
+    out: list[StoredEvent] = []
+    cursor = after
+    while len(out) < first:
+        found = await tables.events(table_id, cursor, first, None)
+        out += [e for e in found if visible(e, seat)]
+        if len(found) < first:
+            break  # the log ends here
+        cursor = found[-1].cursor
+    return out[:first]
 
 
 def table_of(loaded: Loaded, seat: int | None) -> Table:

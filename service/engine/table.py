@@ -23,6 +23,7 @@ from service.engine.ruleset import RuleSet
 OPEN: Final = "OPEN"
 PLAYING: Final = "PLAYING"
 FINISHED: Final = "FINISHED"
+CANCELLED: Final = "CANCELLED"  # ended by its host before a result (service/engine/lobby.py)
 EMPTY: Final = "EMPTY"
 HUMAN: Final = "HUMAN"
 BOT: Final = "BOT"
@@ -85,6 +86,11 @@ class Table:
     game: Any = None
     result: Mapping[str, Any] | None = None
     revealed_seed: str | None = None
+    # Table life (service/engine/lobby.py); defaults so that older snapshots decode.
+    private: bool = False
+    join_code: str | None = None
+    rematch_of: str | None = None
+    rematch: str | None = None
     # What the last move needs to be taken back (service/engine/undo.py); never shown.
     undo: Mapping[str, Any] | None = None
     version: int = 0

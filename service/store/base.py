@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from service import _json
 
@@ -41,6 +41,14 @@ class NewEvent:
     data: dict[str, Any] = field(default_factory=dict)
     seat: int | None = None
     private: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(seat) -> part
+    audience: str | None = None  # None: every viewer; SPECTATORS: viewers without a seat
+
+
+SPECTATORS: Final = "spectators"
+"""``audience`` of an event seen only by viewers without a seat (spectators' chat)."""
+
+LOBBY: Final = "*lobby"
+"""The pseudo table id under which the lobby channel is watched (no table id has ``*``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,25 +62,34 @@ class StoredEvent:
     data: dict[str, Any]
     seat: int | None = None
     private: dict[str, dict[str, Any]] = field(default_factory=dict)
+    audience: str | None = None
 
     def to_json(self) -> str:
-        return _json.dumps(
-            {
-                "cursor": self.cursor,
-                "version": self.version,
-                "type": self.type,
-                "at": self.at,
-                "data": self.data,
-                "seat": self.seat,
-                "private": self.private,
-            }
-        )
+        d: dict[str, Any] = {
+            "cursor": self.cursor,
+            "version": self.version,
+            "type": self.type,
+            "at": self.at,
+            "data": self.data,
+            "seat": self.seat,
+            "private": self.private,
+        }
+        if self.audience is not None:  # only then: older events keep their exact form
+            d["audience"] = self.audience
+        return _json.dumps(d)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> StoredEvent:
         d = _json.loads(text)
         return cls(
-            d["cursor"], d["version"], d["type"], d["at"], d["data"], d["seat"], d["private"]
+            d["cursor"],
+            d["version"],
+            d["type"],
+            d["at"],
+            d["data"],
+            d["seat"],
+            d["private"],
+            d.get("audience"),
         )
 
 
@@ -94,7 +111,7 @@ def cursor_key(cursor: str) -> tuple[int, int]:
 def stamp(version: int, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
     """The events of the commit that makes ``version``, with their cursors ``<version>-<n>``."""
     return tuple(
-        StoredEvent(f"{version}-{n}", version, e.type, e.at, e.data, e.seat, e.private)
+        StoredEvent(f"{version}-{n}", version, e.type, e.at, e.data, e.seat, e.private, e.audience)
         for n, e in enumerate(events)
     )
 
@@ -106,6 +123,7 @@ class TableMeta:
     game_id: str
     status: str  # OPEN | PLAYING | FINISHED
     created_at: float  # epoch seconds; listings are newest first
+    private: bool = False  # private tables are never listed
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +188,9 @@ def parse_page_cursor(text: str) -> tuple[float, str]:
 
 Listener = Callable[[str, str], None]
 """``listener(table_id, cursor)``: the table has events up to ``cursor``."""
+
+LobbyListener = Callable[[str], None]
+"""``listener(notice)``: a lobby notice (JSON text) published by any replica."""
 
 
 class StateStore(Protocol):
@@ -246,6 +267,33 @@ class StateStore(Protocol):
 
     async def unwatch(self, table_id: str) -> None:
         """Stop telling the listener of this table."""
+
+    async def append(self, table_id: str, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
+        """Append events that change no state (chat, presence) at the table's current
+        version: cursors ``<version>-<n>`` with the next free ``n``s, atomically with
+        respect to commits; announced like a commit. The version, the snapshot and the
+        table's expiry stay as they are. Returns () when there is no such table."""
+
+    async def presence(self, table_id: str, seat: int, member: str, on: bool, ttl: float) -> bool:
+        """Mark one connection holder (``member``: a replica's id) of a seat as connected
+        for ``ttl`` seconds (``on``; again to refresh) or gone. Entries past their ttl
+        count as gone. Returns whether the seat as a whole changed between connected (any
+        live entry) and away (none)."""
+
+    async def connected(self, table_id: str) -> frozenset[int]:
+        """The seats of the table with a live presence entry."""
+
+    def set_lobby_listener(self, listener: LobbyListener) -> None:
+        """The one callback told of lobby notices (every replica's)."""
+
+    async def watch_lobby(self) -> None:
+        """Start telling the lobby listener of notices."""
+
+    async def unwatch_lobby(self) -> None:
+        """Stop telling the lobby listener."""
+
+    async def publish_lobby(self, notice: str) -> None:
+        """Tell every replica watching the lobby (best effort: no history is kept)."""
 
     async def rate_limit(self, key: str, rate: float, burst: int, cost: int = 1) -> float:
         """Count ``cost`` requests against the limit ``key`` (``rate`` per second, bursts of

@@ -11,7 +11,7 @@ import asyncio
 import bisect
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import final
 
 from service.store.base import (
@@ -20,6 +20,7 @@ from service.store.base import (
     Idempotency,
     IdempotencyRecord,
     Listener,
+    LobbyListener,
     NewEvent,
     Page,
     StoredEvent,
@@ -68,6 +69,9 @@ class MemoryStore:
         self._listener: Listener | None = None
         self._watched: set[str] = set()
         self._limits: dict[str, float] = {}  # rate limit key -> theoretical arrival time
+        self._presence: dict[str, dict[tuple[int, str], float]] = {}  # table -> entry -> end
+        self._lobby_listener: LobbyListener | None = None
+        self._lobby_watched = False
 
     def _live(self, table_id: str) -> _Table | None:
         table = self._tables.get(table_id)
@@ -188,6 +192,8 @@ class MemoryStore:
                 continue
             if status is not None and table.meta.status != status:
                 continue
+            if table.meta.private:
+                continue
             row = (table.meta.created_at, table_id)
             if bound is None or row < bound:
                 rows.append(row)
@@ -195,6 +201,60 @@ class MemoryStore:
         page = rows[: max(first, 0)]
         following = page_cursor(*page[-1]) if page and len(rows) > len(page) else None
         return Page(tuple(table_id for _, table_id in page), following)
+
+    async def append(self, table_id: str, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
+        table = self._live(table_id)
+        if table is None or not events:
+            return ()
+        version = table.version
+        last = table.keys[-1] if table.keys else (version, -1)
+        first = last[1] + 1 if last[0] == version else 0
+        stored = tuple(
+            replace(s, cursor=f"{version}-{first + i}")
+            for i, s in enumerate(stamp(version, events))
+        )
+        self._append(table, stored, None)
+        self._announce(table_id, stored)
+        return stored
+
+    def _seats_live(self, table_id: str) -> dict[tuple[int, str], float]:
+        entries = self._presence.get(table_id, {})
+        now = self._clock()
+        live = {k: end for k, end in entries.items() if end > now}
+        if live:
+            self._presence[table_id] = live
+        else:
+            self._presence.pop(table_id, None)
+        return live
+
+    async def presence(self, table_id: str, seat: int, member: str, on: bool, ttl: float) -> bool:
+        live = self._seats_live(table_id)
+        before = any(s == seat for s, _ in live)
+        if on:
+            live[(seat, member)] = self._clock() + ttl
+        else:
+            live.pop((seat, member), None)
+        if live:
+            self._presence[table_id] = live
+        else:
+            self._presence.pop(table_id, None)
+        return before != any(s == seat for s, _ in live)
+
+    async def connected(self, table_id: str) -> frozenset[int]:
+        return frozenset(s for s, _ in self._seats_live(table_id))
+
+    def set_lobby_listener(self, listener: LobbyListener) -> None:
+        self._lobby_listener = listener
+
+    async def watch_lobby(self) -> None:
+        self._lobby_watched = True
+
+    async def unwatch_lobby(self) -> None:
+        self._lobby_watched = False
+
+    async def publish_lobby(self, notice: str) -> None:
+        if self._lobby_watched and self._lobby_listener is not None:
+            asyncio.get_running_loop().call_soon(self._lobby_listener, notice)
 
     async def schedule(self, table_id: str, version: int, due: float) -> None:
         self._due[(table_id, version)] = due

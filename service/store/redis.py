@@ -30,11 +30,13 @@ from redis.retry import Retry
 from service import _json
 from service.store._watcher import ClusterWatchers, Watcher
 from service.store.base import (
+    LOBBY,
     BadCursor,
     CommitResult,
     Idempotency,
     IdempotencyRecord,
     Listener,
+    LobbyListener,
     NewEvent,
     Page,
     StoredEvent,
@@ -113,12 +115,17 @@ class RedisStore:
         self._commit = client.register_script(_script("commit.lua"))
         self._claim = client.register_script(_script("claim_due.lua"))
         self._limit = client.register_script(_script("rate_limit.lua"))
+        self._append_script = client.register_script(_script("append.lua"))
+        self._presence = client.register_script(_script("presence.lua"))
+        self._listener: Listener | None = None
+        self._lobby_listener: LobbyListener | None = None
         self._watcher: Watcher | ClusterWatchers
         if isinstance(client, RedisCluster):
             self._watcher = ClusterWatchers(client, timeout=timeout)
         else:
             assert pubsub_client is not None
             self._watcher = Watcher(pubsub_client, timeout=timeout)
+        self._watcher.listener = self._dispatch
 
     @classmethod
     def from_url(
@@ -239,7 +246,7 @@ class RedisStore:
         if outcome != _APPLIED:
             return CommitResult(ok=False, version=current)
         previous = _text(reply[2])
-        if create or previous != meta.status:
+        if (create or previous != meta.status) and not meta.private:
             await self._index(table_id, meta, previous)
         return CommitResult(ok=True, version=version, events=stored)
 
@@ -372,6 +379,76 @@ class RedisStore:
         following = page_cursor(*page[-1]) if len(rows) > first else None
         return Page(tuple(table_id for _, table_id in page), following)
 
+    async def append(self, table_id: str, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
+        if not events:
+            return ()
+        keys = self._keys(table_id)
+        # The script puts the cursor and version in front of the rest of each event.
+        bodies = [stamp(0, [e])[0].to_json().split(",", 2)[2] for e in events]
+        async with self._reach():
+            reply = await self._append_script(
+                keys=[keys[0], keys[1], keys[4]], args=[self._max_events or 0, *bodies]
+            )
+        if not reply:
+            return ()
+        version, first = int(reply[0]), int(reply[1])
+        return tuple(
+            StoredEvent(
+                f"{version}-{first + i}",
+                version,
+                e.type,
+                e.at,
+                e.data,
+                e.seat,
+                e.private,
+                e.audience,
+            )
+            for i, e in enumerate(events)
+        )
+
+    # -- presence ---------------------------------------------------------------------
+
+    def _presence_key(self, table_id: str) -> str:
+        return f"{self._prefix}{{t:{table_id}}}:p"
+
+    async def presence(self, table_id: str, seat: int, member: str, on: bool, ttl: float) -> bool:
+        args = ["1" if on else "0", seat, member, max(1, math.ceil(ttl * 1000))]
+        async with self._reach():
+            changed = await self._presence(keys=[self._presence_key(table_id)], args=args)
+        return bool(int(changed))
+
+    async def connected(self, table_id: str) -> frozenset[int]:
+        async with self._reach():
+            rows = await self._presence(keys=[self._presence_key(table_id)], args=["r", 0, "", 0])
+        return frozenset(int(_text(r).partition("|")[0]) for r in rows)
+
+    # -- lobby ------------------------------------------------------------------------
+
+    def _lobby_channel(self) -> str:
+        return f"{self._prefix}{{lobby}}:ev"
+
+    def set_lobby_listener(self, listener: LobbyListener) -> None:
+        self._lobby_listener = listener
+
+    async def watch_lobby(self) -> None:
+        await self._watcher.watch(LOBBY, self._lobby_channel())
+
+    async def unwatch_lobby(self) -> None:
+        await self._watcher.unwatch(LOBBY)
+
+    async def publish_lobby(self, notice: str) -> None:
+        async with self._reach():
+            await self._redis.spublish(self._lobby_channel(), notice)
+
+    def _dispatch(self, table_id: str, message: str) -> None:
+        """The watcher's news: a table's new cursor, or a lobby notice ("" after a
+        reconnection: the lobby keeps no history, so there is nothing to catch up)."""
+        if table_id == LOBBY:
+            if message and self._lobby_listener is not None:
+                self._lobby_listener(message)
+        elif self._listener is not None:
+            self._listener(table_id, message)
+
     # -- due-index --------------------------------------------------------------------
 
     async def schedule(self, table_id: str, version: int, due: float) -> None:
@@ -406,7 +483,7 @@ class RedisStore:
     # -- live notifications -----------------------------------------------------------
 
     def set_listener(self, listener: Listener) -> None:
-        self._watcher.listener = listener
+        self._listener = listener
 
     async def watch(self, table_id: str) -> None:
         await self._watcher.watch(table_id, self._keys(table_id)[4])

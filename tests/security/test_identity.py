@@ -37,6 +37,11 @@ REJOIN = "mutation($t: ID!) { rejoinTable(tableId: $t) { version } }"
 REPLACE = """mutation($t: ID!) { replaceSeat(tableId: $t, seat: 0, name: "New") {
   playerToken } }"""
 SUB = "subscription($t: ID!) { tableEvents(tableId: $t) { cursor type seat data } }"
+SET_OPTIONS = "mutation($t: ID!) { setOptions(tableId: $t, options: {}) { version } }"
+KICK = "mutation($t: ID!) { kickSeat(tableId: $t, seat: 2) { version } }"
+CANCEL = "mutation($t: ID!) { cancelTable(tableId: $t) { version } }"
+REMATCH = "mutation($t: ID!) { rematch(tableId: $t) { seat } }"
+CHAT = """mutation($t: ID!) { sendChat(tableId: $t, text: "hi", name: "N") { cursor } }"""
 
 
 @dataclass
@@ -92,10 +97,15 @@ async def test_every_mutation_refuses_tokens_that_give_no_right(api: Client):
     t = await open_table(c)
     other = await open_table(c, start=True)
     v = await version(c, t)
-    host_ops = [(ADD_BOT, {}), (RULE, {}), (START, {}), (REPLACE, {})]
+    host_ops = [
+        (ADD_BOT, {}), (RULE, {}), (START, {}), (REPLACE, {}), (SET_OPTIONS, {}), (KICK, {}),
+        (CANCEL, {}),
+    ]  # fmt: skip
     seat_ops = [(LEAVE, {}), (UNDO, {}), (REJOIN, {})]
-    every = host_ops + seat_ops
+    every = host_ops + seat_ops + [(REMATCH, {})]
     for name, token in forged_tokens(t).items():
+        # chat needs no token, but a bad one is no spectator either
+        assert await c.code(CHAT, token, t=t.id) == "UNAUTHENTICATED", name
         for query, extra in every:
             assert await c.code(query, token, t=t.id, **extra) == "UNAUTHENTICATED", name
         # a bad token is never a spectator, not even where no token is needed
@@ -107,6 +117,8 @@ async def test_every_mutation_refuses_tokens_that_give_no_right(api: Client):
         # another table's host and seats have no right here
         assert await c.code(query, other.host, t=t.id, **extra) == "FORBIDDEN"
         assert await c.code(query, other.seats[0], t=t.id, **extra) == "FORBIDDEN"
+    for token in (other.host, other.seats[0]):
+        assert await c.code(CHAT, token, t=t.id) == "FORBIDDEN"
     for query, extra in host_ops:  # a seat is not the host
         assert await c.code(query, t.seats[1], t=t.id, **extra) == "FORBIDDEN"
     for query in (LEAVE, UNDO, REJOIN):  # the host holds no seat

@@ -79,6 +79,8 @@ async def test_legacy_graphql_ws_protocol(client: Client):
         table = (await client.q(TABLE, t.tokens[0], t=t.table_id))["table"]
         await client.q(MOVE, t.tokens[0], t=t.table_id, m=table["legalMoves"][0])
         msg = await ws_next(conn)
+        while msg["payload"]["data"]["tableEvents"]["type"] == "seat.connected":
+            msg = await ws_next(conn)  # this subscription's own seat coming online
         assert msg["type"] == "data" and msg["payload"]["data"]["tableEvents"]["seat"] == 0
 
 

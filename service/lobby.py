@@ -1,0 +1,98 @@
+"""The lobby's live notices inside one replica: one store channel, fanned out in process.
+
+Every replica publishes a notice when a public table opens, changes while OPEN, or leaves
+OPEN (``service/social.py``); the store delivers each notice to every replica watching the
+lobby (Redis: one sharded pub/sub channel; the memory store: in process). The channel keeps
+no history: a lobby screen starts from a snapshot of the open tables and then takes the
+notices, each an upsert or removal keyed by table id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from service.errors import ApiError
+from service.store.base import StateStore, StoreUnavailable
+
+log = logging.getLogger("tablestate.lobby")
+
+_SLOW: Final = object()
+
+
+@dataclass(eq=False)
+class Listening:
+    """One lobby subscriber's queue of notices (dicts), for one game or all."""
+
+    game_id: str | None
+    queue: asyncio.Queue[Any]
+    slow: bool = field(default=False)
+
+    async def next(self) -> dict[str, Any]:
+        item = await self.queue.get()
+        if item is _SLOW:
+            raise ApiError("SLOW_CONSUMER", "this subscriber fell too far behind")
+        return item  # type: ignore[no-any-return]
+
+
+class LobbyHub:
+    """Fan-out of lobby notices to this replica's lobby subscribers."""
+
+    def __init__(self, store: StateStore, queue_size: int = 256) -> None:
+        self.store = store
+        self.queue_size = queue_size
+        self._listening: set[Listening] = set()
+        self._lock = asyncio.Lock()
+        self._watching = False
+        store.set_lobby_listener(self._announce)
+
+    def _announce(self, notice: str) -> None:
+        try:
+            item = json.loads(notice)
+        except ValueError:
+            log.warning("malformed lobby notice dropped")
+            return
+        if not isinstance(item, dict):
+            return
+        for sub in list(self._listening):
+            if sub.slow or (sub.game_id is not None and item.get("gameId") != sub.game_id):
+                continue
+            try:
+                sub.queue.put_nowait(item)
+            except asyncio.QueueFull:
+                sub.slow = True
+                while not sub.queue.empty():
+                    sub.queue.get_nowait()
+                sub.queue.put_nowait(_SLOW)
+
+    @contextlib.asynccontextmanager
+    async def listen(self, game_id: str | None) -> AsyncIterator[Listening]:
+        """Notices from now on, while the block runs (raises ``ApiError`` UNAVAILABLE when
+        the store cannot be watched)."""
+        sub = Listening(game_id, asyncio.Queue(self.queue_size))
+        self._listening.add(sub)
+        try:
+            async with self._lock:
+                if not self._watching:
+                    try:
+                        await self.store.watch_lobby()
+                    except StoreUnavailable as exc:
+                        raise ApiError("UNAVAILABLE", "the store is unreachable") from exc
+                    self._watching = True
+            yield sub
+        finally:
+            self._listening.discard(sub)
+            await asyncio.shield(self._unwatch_if_idle())
+
+    async def _unwatch_if_idle(self) -> None:
+        async with self._lock:
+            if self._listening or not self._watching:
+                return
+            self._watching = False
+            with contextlib.suppress(StoreUnavailable):
+                await self.store.unwatch_lobby()
