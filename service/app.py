@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import re
 import time
@@ -42,6 +43,22 @@ def web_dir(settings: Settings) -> Path | None:
     """The reference client's folder: ``TABLESTATE_WEB_DIR``, else ``web/`` of the checkout."""
     found = Path(settings.web_dir) if settings.web_dir else WEB_DIR
     return found if (found / "index.html").is_file() else None
+
+
+GC_THRESHOLDS: Final = (50_000, 20, 100)
+
+
+def tune_gc() -> None:
+    """Make the cyclic garbage collector cheap for a server: what start-up made (modules,
+    the schema, the plugins) is frozen out of its reach, and young objects are collected
+    every 50,000 allocations rather than 700. Each GraphQL operation allocates thousands
+    of objects, so with the defaults the collector ran several times per move and
+    traversed every live object now and then: a third of the CPU of the peer benchmark's
+    phase B (docs/performance-notes.md). Reference counting frees almost everything
+    anyway; cycles merely wait a little longer."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def open_store(settings: Settings) -> StateStore:
@@ -192,6 +209,8 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if settings.gc_tuning:
+            tune_gc()
         tables.start_worker()
         try:
             yield

@@ -113,6 +113,8 @@ class Settings:
     bot_lease: float = 10.0
     move_retries: int = 5
     graphiql: bool = True
+    ws_compression: bool = False
+    gc_tuning: bool = False  # from the environment: on (see app.tune_gc)
     web_dir: str | None = None
     log_level: str = "info"
     # Abuse resistance (docs/security.md). A rate of 0 turns that limit off.
@@ -174,6 +176,8 @@ class Settings:
             bot_lease=_float(env, "TABLESTATE_BOT_LEASE", 10.0),
             move_retries=_int(env, "TABLESTATE_MOVE_RETRIES", 5, 0),
             graphiql=_bool(env, "TABLESTATE_GRAPHIQL", True),
+            ws_compression=_bool(env, "TABLESTATE_WS_COMPRESSION", False),
+            gc_tuning=_bool(env, "TABLESTATE_GC_TUNING", True),
             web_dir=env.get("TABLESTATE_WEB_DIR") or None,
             log_level=env.get("TABLESTATE_LOG_LEVEL", "info").lower(),
             rate_address=_float(env, "TABLESTATE_RATE_ADDRESS", 50.0),

@@ -38,6 +38,9 @@ class Delivery:
 
     event: StoredEvent
     _cache: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    # What the API layer derives from the event once per audience and shares among the
+    # subscribers (its GraphQL object and results: ``api/fanout.py``).
+    memo: dict[Any, Any] = field(default_factory=dict)
 
     def data_for(self, seat: int | None) -> dict[str, Any]:
         """The event's data as ``seat`` (None: a spectator) may see it."""
@@ -65,6 +68,7 @@ def visible(event: StoredEvent, seat: int | None) -> bool:
 
 
 _SLOW: Final = object()
+_ANY: Final = (1 << 62, 0)  # an announcement without a usable cursor: past every cursor
 
 
 @dataclass(eq=False)
@@ -81,6 +85,8 @@ class _Feed:
     subscribers: set[_Subscriber] = field(default_factory=set)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     fetching: bool = False
+    # The newest cursor announced by the store (``_ANY``: unknown, fetch whatever is new).
+    announced: tuple[int, int] | None = None
     task: asyncio.Task[None] | None = None
 
 
@@ -101,19 +107,26 @@ class Hub:
         feed = self._feeds.get(table_id)
         if feed is None:
             return
-        if cursor and feed.last is not None:
+        key = _ANY
+        if cursor:
             try:
-                if cursor_key(cursor) <= feed.last:
-                    return  # delivered already (this replica's own commit)
+                key = cursor_key(cursor)
             except BadCursor:
                 pass
+        if key is not _ANY and feed.last is not None and key <= feed.last:
+            return  # delivered already (this replica's own commit)
+        if feed.announced is None or key > feed.announced:
+            feed.announced = key
         feed.wake.set()
 
     async def _run(self, feed: _Feed) -> None:
         """Fetch what is new each time the feed is woken, and deliver it."""
         while True:
             await feed.wake.wait()
+            if not feed.wake.is_set():
+                continue  # settled meanwhile by this replica's own commit (local_commit)
             feed.wake.clear()
+            feed.announced = None  # this fetch reads everything announced so far
             feed.fetching = True
             try:
                 while True:
@@ -154,11 +167,16 @@ class Hub:
             return
         first = cursor_key(events[0].cursor)
         if feed.last is not None and first[1] == 0 and first[0] == feed.last[0] + 1:
-            # The feed holds the whole previous commit unless a fetch is under way or
-            # pending; then fetching settles it.
-            if not feed.wake.is_set() and not feed.fetching:
+            # The feed holds the whole previous commit unless a fetch is under way; then
+            # fetching settles it. The store's announcement of this very commit may have
+            # come first (it travels on another connection) and woken the feed: when
+            # nothing newer was announced, these events settle it without a fetch.
+            if not feed.fetching:
                 for event in events:
                     self._deliver(feed, Delivery(event))
+                announced, last = feed.announced, feed.last
+                if feed.wake.is_set() and announced is not None and announced <= last:
+                    feed.wake.clear()
                 return
         feed.wake.set()
 

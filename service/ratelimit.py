@@ -35,6 +35,10 @@ log = logging.getLogger("tablestate.ratelimit")
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 _WARN_EVERY: Final = 30.0  # seconds between two warnings that the limits could not be read
+# A replica takes a shared bucket's requests in chunks of a tenth of its burst (see
+# ``Guard._take``); with the default burst of 100, one store call per 10 requests.
+RESERVE_SHARE: Final = 10
+_MAX_RESERVED_KEYS: Final = 100_000
 
 
 def _networks(items: Iterable[str]) -> tuple[Network, ...]:
@@ -100,7 +104,9 @@ class Guard:
     def __init__(self, settings: Settings, store: Any, metrics: Metrics | None = None) -> None:
         self.settings = settings
         self.metrics = metrics or Metrics()
-        self._store = store if hasattr(store, "rate_limit") else _LocalLimits()
+        self._shared = hasattr(store, "rate_limit")
+        self._store = store if self._shared else _LocalLimits()
+        self._reserved: dict[str, int] = {}  # requests paid in the shared bucket, not spent
         self._exempt = _networks(settings.rate_exempt)
         self._trusted = _networks(settings.trusted_proxies)
         self._sockets: dict[str, int] = {}
@@ -146,7 +152,7 @@ class Guard:
         for key, rate, burst, n in checks:
             try:
                 # a costly request may spend a whole burst, never more (else it never could)
-                wait = float(await self._store.rate_limit(key, rate, burst, min(n, burst)))
+                wait = await self._take(key, rate, burst, min(n, burst))
             except Exception as exc:
                 # Fail open: a store that is away fails the request itself soon enough,
                 # and a limit must never be the reason a request fails.
@@ -158,6 +164,35 @@ class Guard:
             if wait > 0:
                 self.metrics.inc("tablestate_errors_total", code="RATE_LIMITED")
                 return wait
+        return 0.0
+
+    async def _take(self, key: str, rate: float, burst: int, n: int) -> float:
+        """Spend ``n`` requests of a bucket: 0.0, or the seconds to wait.
+
+        A shared bucket (in Redis) is paid in chunks: when this replica holds fewer than
+        ``n`` requests paid already, it takes a chunk (a tenth of the burst, at least
+        ``n``) in one store call and spends the rest of it on the next requests without
+        calling the store. The shared limit holds exactly, as every request spent is paid
+        in the shared bucket first; a replica only pays up to one chunk early, so a client
+        may be refused by another replica up to ``burst / 10`` requests sooner than by one
+        exact count. When a whole chunk no longer fits, exactly ``n`` are asked for."""
+        held = self._reserved.get(key, 0)
+        if held >= n:
+            self._reserved[key] = held - n
+            return 0.0
+        want = n
+        if self._shared:
+            want = min(burst, max(n, burst // RESERVE_SHARE))
+        wait = float(await self._store.rate_limit(key, rate, burst, want))
+        if wait > 0 and want > n:
+            want = n
+            wait = float(await self._store.rate_limit(key, rate, burst, n))
+        if wait > 0:
+            return wait
+        if want > n:
+            if len(self._reserved) >= _MAX_RESERVED_KEYS:
+                self._reserved.clear()  # forgets some paid requests: stricter, never looser
+            self._reserved[key] = self._reserved.get(key, 0) + want - n
         return 0.0
 
     # -- WebSocket connections ---------------------------------------------------------

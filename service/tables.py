@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from service import logs
+from service import _json, logs
 from service.bots import BotDriver
 from service.config import Settings
 from service.engine import fairness, seating
@@ -549,7 +549,7 @@ class TableService(TableSocial, BotDriver, TableLife):
             kind="move",
             expected=expected_version,
             idempotency=idem,
-            log_entry=lambda cur: json.dumps({"seat": seat, "move": move}),
+            log_entry=lambda cur: _json.dumps({"seat": seat, "move": move}),
             loaded=loaded,
             movers=(seat,),
         )

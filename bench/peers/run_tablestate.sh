@@ -80,6 +80,7 @@ for rep in $(seq 1 "$REPEATS"); do
       RPID=$!
       for _ in $(seq 1 100); do redis-cli -p "$RP" ping >/dev/null 2>&1 && break; sleep 0.1; done
       redis-cli -p "$RP" ping >/dev/null 2>&1 || { echo "redis-server failed to start" >&2; cat "$RUN/redis.log" >&2; exit 1; }
+      # The checkout this script lives in is the code measured (before any installed copy).
       PYTHONPATH="$WORK/site:$ROOT" REDIS_URL="redis://127.0.0.1:$RP/0" TABLESTATE_SECRET="bench-secret-$RANDOM$RANDOM" \
         TABLESTATE_REDIS_PREFIX="bench:" TABLESTATE_LOG_LEVEL="$LOG_LEVEL" \
         tablestate serve --host 127.0.0.1 --port "$P" --workers "$WORKERS" >"$RUN/serve.log" 2>&1 &

@@ -7,13 +7,12 @@ costs 1, a field that reads the store costs more, a mutation much more, and a li
 multiplies what is selected under it by its page size (``first``/``last``, variables
 included) or by a fixed bound. Fragments count every time they are spread. Introspection
 is bounded by nesting: at most ``MAX_INTROSPECTION_LISTS`` of its lists inside each other
-(a standard introspection query needs 3).
-
-No ``from __future__ import annotations``: Strawberry reads the hook signatures.
+(a standard introspection query needs 3). The extension that applies these checks to each
+operation is ``api/checks.py``.
 """
 
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any, Final
 
@@ -23,7 +22,6 @@ from graphql import (
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
-    GraphQLError,
     GraphQLInterfaceType,
     GraphQLList,
     GraphQLNamedType,
@@ -38,7 +36,6 @@ from graphql import (
     VariableNode,
     parse,
 )
-from strawberry.extensions import SchemaExtension, ValidationCache
 
 from service.errors import ApiError
 
@@ -438,81 +435,6 @@ def operation_cost(
         raise ApiError("QUERY_TOO_COMPLEX", "the operation is nested too deeply") from None
 
 
-_cached_parse = lru_cache(maxsize=512)(parse)
-
-
-class Parsing(SchemaExtension):
-    """Cached parsing that never raises from its hook: a document that does not parse is
-    left to Strawberry, which answers it with a coded error on every transport (an error
-    raised here would end a WebSocket operation with a bare ``complete``)."""
-
-    def on_parse(self) -> Iterator[None]:
-        ctx = self.execution_context
-        if ctx.query is not None and ctx.graphql_document is None:
-            try:
-                ctx.graphql_document = _cached_parse(ctx.query, **ctx.parse_options)
-            except GraphQLError:
-                pass
-        yield
-
-
-class ShapedValidation(ValidationCache):
-    """Validation (cached), after a cheap check of the document's shape (and of its
-    aliases, which validation would count after its costly part)."""
-
-    max_aliases: int = 30
-
-    def on_validate(self) -> Iterator[None]:
-        ctx = self.execution_context
-        document = ctx.graphql_document
-        problem = fragment_problem(document) if document else None
-        if problem is not None:
-            ctx.pre_execution_errors = [GraphQLError(problem, extensions={"code": "BAD_INPUT"})]
-            yield
-            return
-        why = document_shape(document) if document else None
-        found = aliases(document) if document and why is None else 0
-        if found > self.max_aliases:
-            why = f"{found} aliases found. Allowed: {self.max_aliases}"
-        if why is not None:
-            ctx.pre_execution_errors = [
-                GraphQLError(
-                    f"the document is too large: {why}", extensions={"code": "QUERY_TOO_COMPLEX"}
-                )
-            ]
-            yield
-            return
-        yield from super().on_validate()
-
-
-class CostLimiter(SchemaExtension):
-    """Refuses an operation whose cost is over the bound, before it runs. Counts it against
-    the caller's rate limits (``RATE_LIMITED`` when they are spent): an operation that
-    costs more than ``COST_PER_REQUEST`` as one request more per ``COST_PER_REQUEST``
-    (its address was counted once at the edge), and a mutation against its token too."""
-
-    limit: int = 100_000
-    max_mutations: int = 5
-
-    async def on_execute(self) -> AsyncIterator[None]:
-        ctx = self.execution_context
-        if ctx.graphql_document is not None:
-            cost = operation_cost(
-                ctx.schema._schema,
-                ctx.graphql_document,
-                ctx.operation_name,
-                ctx.variables,
-                self.limit,
-                self.max_mutations,
-            )
-            extra = cost // COST_PER_REQUEST
-            context = ctx.context
-            guard = getattr(getattr(context, "services", None), "guard", None)
-            client = getattr(context, "client", None)
-            mutation = ctx.operation_type.value == "mutation"
-            token = context.token if mutation else None
-            if (extra or token) and guard is not None and client is not None:
-                wait = await guard.admit(client, token, extra, 1 + extra)
-                if wait > 0:
-                    raise ApiError("RATE_LIMITED", f"too many requests; retry in {wait:.2f} s")
-        yield
+# One parsed document per query text: the checks of ``api/checks.py`` cache per document
+# by identity, and the fan-out shares results per operation (``api/fanout.py``).
+cached_parse = lru_cache(maxsize=512)(parse)

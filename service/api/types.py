@@ -211,6 +211,11 @@ class TableEvent:
         description="The public part; your own private part under `private`."
     )
     table_id: strawberry.Private[str]
+    # Results of executions on this event, shared by the subscribers of one audience
+    # (api/fanout.py): nothing under TableEvent may depend on more than the event and
+    # the viewer's seat. ``viewer``: the seat it was made for (None: a spectator).
+    shared: strawberry.Private[dict[Any, Any] | None] = None
+    viewer: strawberry.Private[int | None] = None
 
     @strawberry.field(description="The table as you see it (its newest version).")
     async def table(self, info: Info) -> "Table | None":
@@ -233,16 +238,26 @@ class TableEvent:
 
     @classmethod
     def delivered(cls, item: Delivery, table_id: str, seat: int | None) -> "TableEvent":
-        e = item.event
-        return cls(
-            cursor=e.cursor,
-            version=e.version,
-            type=e.type,
-            seat=e.seat,
-            at=_dt(e.at),
-            data=item.data_for(seat),
-            table_id=table_id,
-        )
+        """The event as ``seat`` sees it: one object per seat of a delivery, which every
+        subscriber of that seat shares; the results are shared by every seat that sees
+        the same data (api/fanout.py)."""
+        key = (cls, table_id, seat)
+        found = item.memo.get(key)
+        if found is None:
+            e = item.event
+            sees = seat if seat is not None and e.private.get(str(seat)) is not None else None
+            found = item.memo[key] = cls(
+                cursor=e.cursor,
+                version=e.version,
+                type=e.type,
+                seat=e.seat,
+                at=_dt(e.at),
+                data=item.data_for(seat),
+                table_id=table_id,
+                shared=item.memo.setdefault(("results", table_id, sees), {}),
+                viewer=seat,
+            )
+        return found  # type: ignore[no-any-return]
 
 
 @strawberry.type(description="A table: its seats, rules, state and events.")

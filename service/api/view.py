@@ -31,7 +31,8 @@ from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWS
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET, UnsetType
 
-from service import logs
+from service import _json, logs
+from service.api import fanout
 from service.api.context import Context, Services
 from service.errors import ApiError
 from service.ratelimit import Client, Guard, refusal
@@ -238,7 +239,7 @@ class GraphQLApp(GraphQL[Context, None]):
         if len(data) > MAX_FRAME:
             return _TOO_BIG
         try:
-            value = json.loads(data)
+            value = _json.loads(data)
         except RecursionError:
             raise json.JSONDecodeError("nested too deeply", "", 0) from None
         if not _depth_ok(value, MAX_JSON_DEPTH):
@@ -247,6 +248,14 @@ class GraphQLApp(GraphQL[Context, None]):
         if escaped in data and not _text_ok(value):  # type: ignore[operator]
             raise json.JSONDecodeError("a string is not valid Unicode", "", 0)
         return value
+
+    def encode_json(self, data: object) -> str | bytes:
+        """JSON of an answer; a subscription result shared by several subscribers is
+        encoded once (``api/fanout.py``)."""
+        shared = fanout.shared_payload(data)
+        if shared is not None:
+            return fanout.encode_message(data, shared)  # type: ignore[arg-type]
+        return _json.dumps(data)
 
     def parse_json(self, data: str | bytes) -> Any:
         value = self.decode_json(data)

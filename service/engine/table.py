@@ -9,12 +9,12 @@ store's. Refusals follow DESIGN.md's order; the caller has already checked the t
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from service import _json
 from service.engine.game import Event, GameDef, HouseRuleDef, Move, Outcome, Rejected, SetupContext
 from service.engine.options import OptionError, resolve, table_schema
 from service.engine.rng import Rng
@@ -98,11 +98,11 @@ class Table:
     def encode(self) -> str:
         d = {k: getattr(self, k) for k in self.__slots__ if k != "version"}
         d["seats"] = [{k: getattr(s, k) for k in Seat.__slots__} for s in self.seats]
-        return json.dumps(d, separators=(",", ":"))
+        return _json.dumps(d)
 
     @classmethod
     def decode(cls, text: str, version: int) -> Table:
-        d = json.loads(text)
+        d = _json.loads(text)
         d["seats"] = tuple(Seat(**s) for s in d["seats"])
         d["house_rules"] = tuple(d["house_rules"])
         d["play_order"] = tuple(d["play_order"])

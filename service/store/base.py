@@ -8,10 +8,11 @@ table is still at ``expected_version``. Events get their cursor from the store:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
+
+from service import _json
 
 
 class StoreError(Exception):
@@ -75,11 +76,11 @@ class StoredEvent:
         }
         if self.audience is not None:  # only then: older events keep their exact form
             d["audience"] = self.audience
-        return json.dumps(d, separators=(",", ":"))
+        return _json.dumps(d)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> StoredEvent:
-        d = json.loads(text)
+        d = _json.loads(text)
         return cls(
             d["cursor"],
             d["version"],

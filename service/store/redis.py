@@ -27,6 +27,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
+from service import _json
 from service.store._watcher import ClusterWatchers, Watcher
 from service.store.base import (
     LOBBY,
@@ -82,7 +83,7 @@ def _events(rows: Iterable[tuple[Any, Any]]) -> tuple[StoredEvent, ...]:
 
 
 def _record(raw: object) -> IdempotencyRecord:
-    d = json.loads(_text(raw))
+    d = _json.loads(raw)  # type: ignore[arg-type]
     events = tuple(StoredEvent(**e) for e in d["events"])
     return IdempotencyRecord(d["move_hash"], d["version"], events)
 

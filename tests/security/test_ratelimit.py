@@ -116,6 +116,41 @@ async def test_limits_hold_across_replicas(registry, redis_url, redis_prefix):
             await store.close()
 
 
+async def _evalsha_calls(admin: aioredis.Redis) -> int:
+    stats = await admin.info("commandstats")
+    return int(stats.get("cmdstat_evalsha", {}).get("calls", 0))
+
+
+@pytest.mark.redis
+async def test_a_replica_pays_the_shared_bucket_in_chunks(redis_url, redis_prefix):
+    """With a burst of 100, a replica asks Redis once per 10 requests; the shared limit
+    still holds exactly: a burst is a burst, whichever replicas serve it."""
+    settings = make_settings(rate_address=0.01, rate_address_burst=100)
+    stores = [RedisStore.from_url(redis_url, prefix=redis_prefix) for _ in range(2)]
+    admin = aioredis.from_url(redis_url)
+    try:
+        a, b = (Guard(settings, store) for store in stores)
+        client = Client("198.51.100.9", False)
+        before = await _evalsha_calls(admin)
+        assert [await a.admit(client) for _ in range(50)] == [0.0] * 50
+        assert await _evalsha_calls(admin) - before <= 6
+        # the two replicas together admit the burst, never more
+        admitted = 0
+        for i in range(200):
+            admitted += (await (a if i % 2 else b).admit(client)) == 0.0
+        assert 100 - 50 - 2 * 9 <= admitted <= 100 - 50
+        # once it is spent, every replica refuses, with the time to wait
+        assert await a.admit(client) > 0 and await b.admit(client) > 0
+        # a costly request may still spend a whole burst at once, never more
+        other = Client("198.51.100.10", False)
+        assert await b.admit(other, cost=100) == 0.0
+        assert await a.admit(other) > 0
+    finally:
+        await admin.aclose()
+        for store in stores:
+            await store.close()
+
+
 async def test_limits_fail_open_when_the_store_is_away():
     store = RedisStore.from_url("redis://127.0.0.1:1", timeout=0.2)
     try:

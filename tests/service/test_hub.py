@@ -91,3 +91,39 @@ async def test_resume_in_the_middle_of_a_commit():
     assert (await asyncio.wait_for(anext(sub), 5)).event.cursor == "3-0"
     await sub.aclose()
     await hub.close()
+
+
+async def test_own_commit_announced_first_needs_no_fetch(monkeypatch):
+    """The store's announcement of this replica's own commit may come before the commit's
+    reply: the events handed over by ``local_commit`` settle it, with no read back."""
+    store = MemoryStore()
+    hub = Hub(store, Metrics(), queue_size=100)
+    await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
+    sub = hub.subscribe("t", None)
+    assert (await anext(sub)).event.cursor == "1-0"
+    await asyncio.sleep(0.05)
+    calls = 0
+    real = store.events
+
+    async def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal calls
+        calls += 1
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "events", counting)
+    for version in range(1, 4):
+        events = [NewEvent("tick", "2026-01-01T00:00:00Z", {"i": i}) for i in range(2)]
+        result = await store.commit("t", version, "{}", META, events, ttl=60)
+        await asyncio.sleep(0)  # the announcement is delivered first
+        hub.local_commit("t", result.events)
+        got = [(await asyncio.wait_for(anext(sub), 5)).event.cursor for _ in range(2)]
+        assert got == [f"{version + 1}-0", f"{version + 1}-1"]
+    await asyncio.sleep(0.05)
+    assert calls == 0
+    # an announcement of something newer than the own commit still fetches it
+    other = await store.commit("t", 4, "{}", META, [NewEvent("tick", "x", {})], ttl=60)
+    assert other.ok
+    assert (await asyncio.wait_for(anext(sub), 5)).event.cursor == "5-0"
+    assert calls >= 1
+    await sub.aclose()
+    await hub.close()

@@ -1,0 +1,165 @@
+"""One execution and one encoding per audience of a live event, shared by its subscribers.
+
+The hub hands every subscriber of a table the same ``Delivery``, and the subscription
+resolver turns it into one ``TableEvent`` per viewer seat (a seat, or the spectators), kept
+on the delivery. Without help, graphql-core would then execute the subscription's
+selection set on that event once per subscriber, and the view would encode each result as
+JSON once per subscriber; with 200 spectators that is 200 equal executions and encodings
+per event.
+
+``SharingExecutor`` keeps the result of an event per (operation, variables, audience) on
+the delivery, so every subscriber of that audience that sent the same document and
+variables gets the first one's result; ``SharedData`` marks such a result, and
+``encode_message`` encodes it once and splices it into each subscriber's own ``next``
+message (only the operation id differs). The audience is the viewer's seat; when the
+operation selects only the event's own fields (``EVENT_FIELDS``, no ``table``), it is
+narrower: the event's data as the viewer may see it, so the seats without a private part
+in this event and the spectators are one audience (in a game without secrets, everyone).
+
+What makes this sound: everything a ``TableEvent`` selection can reach is a function of
+the event and the viewer's seat at the table, never of anything else in the request's
+context, and the fields of ``EVENT_FIELDS`` depend on the seat only through the redacted
+``data``. A field added under ``TableEvent`` (or ``Table``) must keep the first rule; one
+that breaks the second must stay out of ``EVENT_FIELDS``. A result with errors is never
+shared: each subscriber then executes on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Mapping
+from typing import Any, Final
+
+from graphql import ExecutionResult, FieldNode
+from graphql.execution import Executor
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+from service import _json
+
+_UNSET: Final = object()
+_PLAIN: Final = (str, int, float, bool, type(None))
+# The fields of TableEvent whose values are the same for every viewer who sees the same
+# redacted data (``table``, for one, is the table as the viewer's seat sees it).
+EVENT_FIELDS: Final = frozenset({"cursor", "version", "type", "seat", "at", "data", "__typename"})
+
+
+class SharedData(dict[str, Any]):
+    """The ``data`` of a result shared by several subscribers; ``text`` is its JSON once
+    encoded."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        super().__init__(data)
+        self.text: str | None = None
+
+
+def _event_fields_only(executor: Executor) -> bool:
+    """Whether the operation selects nothing but ``EVENT_FIELDS`` of its one root field
+    (written out as fields: a fragment counts as more)."""
+    roots = executor.operation.selection_set.selections
+    if len(roots) != 1 or not isinstance(roots[0], FieldNode):
+        return False
+    inner = roots[0].selection_set
+    return inner is not None and all(
+        isinstance(s, FieldNode) and s.name.value in EVENT_FIELDS and s.selection_set is None
+        for s in inner.selections
+    )
+
+
+def _operation_key(executor: Executor) -> tuple[Any, bool] | None:
+    """What identifies an operation's results for one event: the operation (one parsed
+    document per query text, see ``api.limits.cached_parse``) and its variables, and
+    whether the viewer's seat matters beyond the redacted data; None when a variable is
+    not a plain value (then nothing is shared)."""
+    coerced = executor.variable_values.coerced
+    if any(type(v) not in _PLAIN for v in coerced.values()):
+        return None
+    key = (id(executor.operation), tuple(sorted(coerced.items())))
+    return key, not _event_fields_only(executor)
+
+
+def _event_key(operation: tuple[Any, bool], payload: Any) -> Any:
+    key, per_viewer = operation
+    return (key, payload.viewer) if per_viewer else key
+
+
+class _Done:
+    """Stands for a per-event executor whose result is known already."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, result: ExecutionResult) -> None:
+        self.result = result
+
+    def execute_operation(self, serially: bool | None = None) -> ExecutionResult:
+        return self.result
+
+
+class SharingExecutor(StrawberryGraphQLCoreExecutionContext):
+    """Strawberry's executor, sharing a subscription event's result (see the module)."""
+
+    _share_key: Any = _UNSET
+
+    def build_per_event_executor(self, payload: Any) -> Any:
+        operation = self._share_key
+        if operation is _UNSET:
+            operation = self._share_key = _operation_key(self)
+        results = getattr(payload, "shared", None)
+        if results is not None and operation is not None:
+            found = results.get(_event_key(operation, payload))
+            if found is not None and found[0] is self.operation:
+                return _Done(found[1])  # no per-event copy of the executor to make
+        return super().build_per_event_executor(payload)
+
+    def execute_operation(self, serially: bool | None = None) -> Any:
+        results = getattr(self.root_value, "shared", None)
+        operation = self._share_key
+        if results is None or operation is None or operation is _UNSET:
+            return super().execute_operation(serially)
+        key = _event_key(operation, self.root_value)
+        found = results.get(key)
+        if found is not None and found[0] is self.operation:
+            return found[1]
+        result = super().execute_operation(serially)
+        if self.is_awaitable(result):
+            return self._keep_later(results, key, result)
+        return self._keep(results, key, result)
+
+    def _keep(self, results: dict[Any, Any], key: Any, result: Any) -> Any:
+        if not isinstance(result, ExecutionResult) or result.errors or result.data is None:
+            return result
+        shared = ExecutionResult(SharedData(result.data), None, result.extensions)
+        results[key] = (self.operation, shared)
+        return shared
+
+    async def _keep_later(self, results: dict[Any, Any], key: Any, result: Awaitable[Any]) -> Any:
+        done = await result
+        found = results.get(key)
+        if found is not None and found[0] is self.operation:
+            return found[1]  # another subscriber's execution finished first
+        return self._keep(results, key, done)
+
+
+def shared_payload(message: Any) -> SharedData | None:
+    """The shared data of a ``next`` (graphql-transport-ws) or ``data`` (graphql-ws)
+    message that carries nothing else, or None."""
+    if type(message) is not dict or message.get("type") not in ("next", "data"):
+        return None
+    payload = message.get("payload")
+    if type(payload) is not dict or len(payload) != 1:
+        return None
+    data = payload.get("data")
+    return data if type(data) is SharedData else None
+
+
+def _dumps(value: Any) -> str:
+    return _json.dumps(value)
+
+
+def encode_message(message: Mapping[str, Any], data: SharedData) -> str:
+    """The JSON text of ``message`` whose payload is ``{"data": data}``; ``data`` is encoded
+    at its first use only."""
+    if data.text is None:
+        data.text = _dumps(data)
+    head = _dumps({k: v for k, v in message.items() if k != "payload"})
+    return f'{head[:-1]},"payload":{{"data":{data.text}}}}}'

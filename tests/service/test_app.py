@@ -1,0 +1,30 @@
+"""The application's start-up: the garbage collector tuned for serving, when asked."""
+
+from __future__ import annotations
+
+import gc
+
+from support.server import make_settings, serve
+
+from service.app import GC_THRESHOLDS
+from service.config import Settings
+
+
+async def test_gc_is_tuned_at_start_up_when_asked(registry):
+    before = gc.get_threshold()
+    try:
+        async with serve(make_settings(gc_tuning=False), registry) as c:
+            assert (await c.q("{ games { id } }"))["games"]
+            assert gc.get_threshold() == before
+        async with serve(make_settings(gc_tuning=True), registry) as c:
+            assert (await c.q("{ games { id } }"))["games"]
+            assert gc.get_threshold() == GC_THRESHOLDS
+            assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+
+
+def test_gc_tuning_is_on_for_the_server_unless_turned_off():
+    assert Settings.from_env({}).gc_tuning
+    assert not Settings.from_env({"TABLESTATE_GC_TUNING": "off"}).gc_tuning
