@@ -11,17 +11,18 @@ per event.
 the delivery, so every subscriber of that audience that sent the same document and
 variables gets the first one's result; ``SharedData`` marks such a result, and
 ``encode_message`` encodes it once and splices it into each subscriber's own ``next``
-message (only the operation id differs). The audience is the viewer's seat; when the
+message (only the operation id differs). The audience is the viewer's seat and whether
+it holds host rights at the table (a host's ``Table.joinCode``); when the
 operation selects only the event's own fields (``EVENT_FIELDS``, no ``table``), it is
 narrower: the event's data as the viewer may see it, so the seats without a private part
 in this event and the spectators are one audience (in a game without secrets, everyone).
 
 What makes this sound: everything a ``TableEvent`` selection can reach is a function of
-the event and the viewer's seat at the table, never of anything else in the request's
-context, and the fields of ``EVENT_FIELDS`` depend on the seat only through the redacted
-``data``. A field added under ``TableEvent`` (or ``Table``) must keep the first rule; one
-that breaks the second must stay out of ``EVENT_FIELDS``. A result with errors is never
-shared: each subscriber then executes on its own.
+the event and the viewer's seat and host rights at the table, never of anything else in
+the request's context, and the fields of ``EVENT_FIELDS`` depend on the seat only through
+the redacted ``data``. A field added under ``TableEvent`` (or ``Table``) must keep the
+first rule; one that breaks the second must stay out of ``EVENT_FIELDS``. A result with
+errors is never shared: each subscriber then executes on its own.
 """
 
 from __future__ import annotations

@@ -442,7 +442,10 @@ def build_schema(
             self, info: Info, table_id: strawberry.ID, after: str | None = None
         ) -> AsyncGenerator[TableEvent, None]:
             services = info.context.services
-            seat = await info.context.seat_at(str(table_id))
+            viewer = await info.context.viewer()
+            mine = viewer is not None and viewer.table_id == str(table_id)
+            seat = viewer.seat if viewer is not None and mine else None
+            host = mine and viewer is not None and viewer.is_host
             loaded = await services.tables.load(str(table_id))
             if loaded is None:
                 raise ApiError("NOT_FOUND", "no such table")
@@ -457,7 +460,7 @@ def build_schema(
             async with services.tables.present(str(table_id), seat):
                 async for item in services.hub.subscribe(str(table_id), after):
                     if visible(item.event, seat):
-                        yield TableEvent.delivered(item, str(table_id), seat)
+                        yield TableEvent.delivered(item, str(table_id), seat, host)
                     ev = item.event
                     if (
                         seat is not None

@@ -213,9 +213,10 @@ class TableEvent:
     table_id: strawberry.Private[str]
     # Results of executions on this event, shared by the subscribers of one audience
     # (api/fanout.py): nothing under TableEvent may depend on more than the event and
-    # the viewer's seat. ``viewer``: the seat it was made for (None: a spectator).
+    # the viewer's seat and host rights (``Table.joinCode`` is the host's alone).
+    # ``viewer``: the seat it was made for (None: none) and whether with host rights.
     shared: strawberry.Private[dict[Any, Any] | None] = None
-    viewer: strawberry.Private[int | None] = None
+    viewer: strawberry.Private[tuple[int | None, bool] | None] = None
 
     @strawberry.field(description="The table as you see it (its newest version).")
     async def table(self, info: Info) -> "Table | None":
@@ -237,11 +238,13 @@ class TableEvent:
         )
 
     @classmethod
-    def delivered(cls, item: Delivery, table_id: str, seat: int | None) -> "TableEvent":
-        """The event as ``seat`` sees it: one object per seat of a delivery, which every
-        subscriber of that seat shares; the results are shared by every seat that sees
-        the same data (api/fanout.py)."""
-        key = (cls, table_id, seat)
+    def delivered(
+        cls, item: Delivery, table_id: str, seat: int | None, host: bool = False
+    ) -> "TableEvent":
+        """The event as ``seat`` sees it, with host rights at the table or without: one
+        object per such viewer of a delivery, which every subscriber like it shares; the
+        results are shared by every seat that sees the same data (api/fanout.py)."""
+        key = (cls, table_id, seat, host)
         found = item.memo.get(key)
         if found is None:
             e = item.event
@@ -255,7 +258,7 @@ class TableEvent:
                 data=item.data_for(seat),
                 table_id=table_id,
                 shared=item.memo.setdefault(("results", table_id, sees), {}),
-                viewer=seat,
+                viewer=(seat, host),
             )
         return found  # type: ignore[no-any-return]
 

@@ -127,7 +127,10 @@ def test_one_event_object_per_audience_of_a_delivery():
     # seat 1 sees what the spectators see: their results are shared (for the operations
     # that select the event's own fields only; see api/fanout.py)
     assert seat1.shared is spectator.shared
-    assert (seat0.viewer, seat1.viewer, spectator.viewer) == (0, 1, None)
+    assert (seat0.viewer, seat1.viewer, spectator.viewer) == ((0, False), (1, False), (None, False))
+    # a host watching without a seat is an audience of its own (its Table.joinCode)
+    host = TableEvent.delivered(item, "t1", None, host=True)
+    assert host is not spectator and host.viewer == (None, True)
 
 
 def test_a_shared_result_is_encoded_once_and_spliced_per_operation():
@@ -149,3 +152,33 @@ def test_a_shared_result_is_encoded_once_and_spliced_per_operation():
     assert (
         fanout.shared_payload({"id": "1", "type": "next", "payload": {"data": dict(data)}}) is None
     )
+
+
+PRIVATE = """mutation { createTable(gameId: "lucky-draw", private: true, seats: 2) {
+  hostToken joinCode table { id } } }"""
+SUB_CODE = """subscription($t: ID!, $a: String) {
+  tableEvents(tableId: $t, after: $a) { type table { joinCode } }
+}"""
+ADD_BOT = "mutation($t: ID!) { addBot(tableId: $t) { version } }"
+
+
+async def test_the_host_without_a_seat_and_a_spectator_share_no_result(client: Client):
+    """Both watch with no seat, but only the host may see the join code: a result made for
+    one must never reach the other, whichever subscribed first."""
+    made = (await client.q(PRIVATE))["createTable"]
+    t, host, code = made["table"]["id"], made["hostToken"], made["joinCode"]
+    order = [("s1", None), ("h1", host), ("s2", None), ("h2", host)]
+    async with contextlib.AsyncExitStack() as stack:
+        conns = {
+            op: await _subscribe(client, stack, token, op, SUB_CODE, t, None) for op, token in order
+        }
+        await client.q(ADD_BOT, host, t=t)
+        await client.q(ADD_BOT, host, t=t)
+        for op, token in order:
+            seen = []
+            while len(seen) < 3:  # table.created and the two bots
+                msg = await ws_next(conns[op], 10)
+                assert msg["type"] == "next" and msg["id"] == op, msg
+                seen.append(msg["payload"]["data"]["tableEvents"])
+            want = code if token is not None else None
+            assert [e["table"]["joinCode"] for e in seen] == [want] * 3, op
