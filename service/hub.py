@@ -14,7 +14,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from service.errors import ApiError
 from service.metrics import Metrics
@@ -68,6 +68,39 @@ def visible(event: StoredEvent, seat: int | None) -> bool:
 
 
 _SLOW: Final = object()
+
+
+class Queued(Protocol):
+    """A subscriber with a bounded queue: the hub's and the lobby's."""
+
+    queue: asyncio.Queue[Any]
+    slow: bool
+
+
+def offer(sub: Queued, item: Any) -> bool:
+    """Queue ``item`` for ``sub``. A full queue marks the subscriber slow: it is emptied and
+    holds only the mark, which ``unless_slow`` turns into ``SLOW_CONSUMER``; a slow
+    subscriber gets nothing more. Whether the subscriber went slow just now."""
+    if sub.slow:
+        return False
+    try:
+        sub.queue.put_nowait(item)
+    except asyncio.QueueFull:
+        sub.slow = True
+        while not sub.queue.empty():
+            sub.queue.get_nowait()
+        sub.queue.put_nowait(_SLOW)
+        return True
+    return False
+
+
+def unless_slow(item: Any) -> Any:
+    """``item`` as taken from a subscriber's queue, or ``SLOW_CONSUMER`` for the mark."""
+    if item is _SLOW:
+        raise ApiError("SLOW_CONSUMER", "this subscriber fell too far behind")
+    return item
+
+
 _ANY: Final = (1 << 62, 0)  # an announcement without a usable cursor: past every cursor
 
 
@@ -148,15 +181,7 @@ class Hub:
             return
         feed.last, feed.last_cursor = key, item.event.cursor
         for sub in list(feed.subscribers):
-            if sub.slow:
-                continue
-            try:
-                sub.queue.put_nowait(item)
-            except asyncio.QueueFull:
-                sub.slow = True
-                while not sub.queue.empty():
-                    sub.queue.get_nowait()
-                sub.queue.put_nowait(_SLOW)
+            if offer(sub, item):
                 self.metrics.inc("tablestate_slow_consumers_total")
 
     def local_commit(self, table_id: str, events: tuple[StoredEvent, ...]) -> None:
@@ -231,9 +256,7 @@ class Hub:
                 if len(batch) < FETCH_BATCH:
                     break
             while True:
-                item = await sub.queue.get()
-                if item is _SLOW:
-                    raise ApiError("SLOW_CONSUMER", "this subscriber fell too far behind")
+                item = unless_slow(await sub.queue.get())
                 key = cursor_key(item.event.cursor)
                 if seen is not None and key <= seen:
                     continue

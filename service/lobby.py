@@ -15,14 +15,13 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from service.errors import ApiError
+from service.hub import offer, unless_slow
 from service.store.base import StateStore, StoreUnavailable
 
 log = logging.getLogger("tablestate.lobby")
-
-_SLOW: Final = object()
 
 
 @dataclass(eq=False)
@@ -34,10 +33,7 @@ class Listening:
     slow: bool = field(default=False)
 
     async def next(self) -> dict[str, Any]:
-        item = await self.queue.get()
-        if item is _SLOW:
-            raise ApiError("SLOW_CONSUMER", "this subscriber fell too far behind")
-        return item  # type: ignore[no-any-return]
+        return unless_slow(await self.queue.get())  # type: ignore[no-any-return]
 
 
 class LobbyHub:
@@ -60,15 +56,8 @@ class LobbyHub:
         if not isinstance(item, dict):
             return
         for sub in list(self._listening):
-            if sub.slow or (sub.game_id is not None and item.get("gameId") != sub.game_id):
-                continue
-            try:
-                sub.queue.put_nowait(item)
-            except asyncio.QueueFull:
-                sub.slow = True
-                while not sub.queue.empty():
-                    sub.queue.get_nowait()
-                sub.queue.put_nowait(_SLOW)
+            if sub.game_id is None or item.get("gameId") == sub.game_id:
+                offer(sub, item)
 
     @contextlib.asynccontextmanager
     async def listen(self, game_id: str | None) -> AsyncIterator[Listening]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from uuid import uuid4
 
 import pytest
@@ -11,9 +11,7 @@ import pytest
 from service.store import (
     BadCursor,
     Idempotency,
-    MemoryStore,
     NewEvent,
-    RedisStore,
     StateStore,
     StoredEvent,
     TableExists,
@@ -22,14 +20,6 @@ from service.store import (
 
 AT = "2026-01-01T00:00:00Z"
 TTL = 3600.0
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def ev(kind: str, **data: object) -> NewEvent:
@@ -45,54 +35,6 @@ def tid() -> str:
 
 
 MakeStore = Callable[..., Awaitable[StateStore]]
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture(
-    params=[
-        pytest.param("memory", id="memory"),
-        pytest.param("redis", id="redis", marks=pytest.mark.redis),
-    ]
-)
-async def make_store(request: pytest.FixtureRequest, clock: FakeClock) -> AsyncIterator[MakeStore]:
-    stores: list[StateStore] = []
-
-    async def make(max_events: int | None = None) -> StateStore:
-        store: StateStore
-        if request.param == "memory":
-            store = MemoryStore(clock=clock, max_events=max_events)
-        else:
-            url = request.getfixturevalue("redis_url")
-            prefix = request.getfixturevalue("redis_prefix")
-            store = RedisStore.from_url(url, prefix=prefix, max_events=max_events)
-        stores.append(store)
-        return store
-
-    yield make
-    for store in stores:
-        await store.close()
-
-
-@pytest.fixture
-async def store(make_store: MakeStore) -> StateStore:
-    return await make_store()
-
-
-@pytest.fixture
-def elapse(store: StateStore, clock: FakeClock) -> Callable[[float], Awaitable[None]]:
-    """Let time pass: the memory store's injected clock, Redis' real one."""
-
-    async def wait(seconds: float) -> None:
-        if isinstance(store, MemoryStore):
-            clock.now += seconds
-        else:
-            await asyncio.sleep(seconds)
-
-    return wait
 
 
 async def new_table(

@@ -6,24 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from uuid import uuid4
 
-import pytest
-
-from service.store import MemoryStore, NewEvent, RedisStore, StateStore, TableMeta
+from service.store import MemoryStore, NewEvent, StateStore, TableMeta
 from service.store.base import SPECTATORS
 
 AT = "2026-01-01T00:00:00Z"
 TTL = 3600.0
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def ev(kind: str, **data: object) -> NewEvent:
@@ -38,47 +28,7 @@ def tid() -> str:
     return f"tbl-{uuid4().hex[:10]}"
 
 
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
-async def make_store(
-    request: pytest.FixtureRequest, clock: FakeClock
-) -> AsyncIterator[Callable[..., StateStore]]:
-    made: list[StateStore] = []
-
-    def make(max_events: int | None = None) -> StateStore:
-        store: StateStore
-        if request.param == "memory":
-            store = MemoryStore(clock=clock, max_events=max_events)
-        else:
-            url = request.getfixturevalue("redis_url")
-            prefix = request.getfixturevalue("redis_prefix")
-            store = RedisStore.from_url(url, prefix=prefix, max_events=max_events)
-        made.append(store)
-        return store
-
-    yield make
-    for store in made:
-        await store.close()
-
-
-@pytest.fixture
-def store(make_store: Callable[..., StateStore]) -> StateStore:
-    return make_store()
-
-
-@pytest.fixture
-def elapse(store: StateStore, clock: FakeClock) -> Callable[[float], Awaitable[None]]:
-    async def wait(seconds: float) -> None:
-        if isinstance(store, MemoryStore):
-            clock.now += seconds
-        else:
-            await asyncio.sleep(seconds)
-
-    return wait
+MakeStore = Callable[..., Awaitable[StateStore]]
 
 
 # -- version-less appends -------------------------------------------------------------
@@ -126,8 +76,8 @@ async def test_append_keeps_the_audience_and_private_parts(store: StateStore) ->
     assert replayed[1].private == {"1": {"k": "v"}}
 
 
-async def test_append_respects_max_events(make_store: Callable[..., StateStore]) -> None:
-    store = make_store(max_events=3)
+async def test_append_respects_max_events(make_store: MakeStore) -> None:
+    store = await make_store(max_events=3)
     table_id = tid()
     await store.create(table_id, "s", meta(), [ev("a"), ev("b")], ttl=TTL)
     for i in range(4):
@@ -224,9 +174,9 @@ async def test_presence_of_a_dead_holder_lapses(
 
 
 async def test_lobby_notices_reach_watching_stores_only(
-    make_store: Callable[..., StateStore],
+    make_store: MakeStore,
 ) -> None:
-    a, b = make_store(), make_store()
+    a, b = await make_store(), await make_store()
     heard_a: asyncio.Queue[str] = asyncio.Queue()
     heard_b: asyncio.Queue[str] = asyncio.Queue()
     a.set_lobby_listener(heard_a.put_nowait)

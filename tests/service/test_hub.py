@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
 from service.errors import ApiError
-from service.hub import Hub
+from service.hub import Hub, offer, unless_slow
 from service.metrics import Metrics
 from service.store.base import NewEvent, TableMeta
 from service.store.memory import MemoryStore
@@ -127,3 +129,23 @@ async def test_own_commit_announced_first_needs_no_fetch(monkeypatch):
     assert calls >= 1
     await sub.aclose()
     await hub.close()
+
+
+async def test_a_full_queue_leaves_only_the_slow_mark() -> None:
+    """The bounded queue of any subscriber (a table's or the lobby's): when it overflows,
+    what was queued is dropped, the subscriber learns SLOW_CONSUMER, and gets nothing more."""
+
+    @dataclass
+    class Sub:
+        queue: asyncio.Queue[Any] = field(default_factory=lambda: asyncio.Queue(2))
+        slow: bool = False
+
+    sub = Sub()
+    assert not offer(sub, "a") and not offer(sub, "b")
+    assert offer(sub, "c") and sub.slow
+    assert not offer(sub, "d")
+    assert sub.queue.qsize() == 1
+    with pytest.raises(ApiError) as err:
+        unless_slow(await sub.queue.get())
+    assert err.value.code == "SLOW_CONSUMER"
+    assert unless_slow("x") == "x"

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from support.engine import a_table
 
 from service.engine import clock
 from service.engine import table as eng
@@ -16,19 +17,8 @@ T = 1000.0
 
 def _table(acting: tuple[int, ...] = (), **options: Any) -> eng.Table:
     seats = tuple(eng.Seat(i, eng.HUMAN, f"P{i}", f"h{i}") for i in range(3))
-    return eng.Table(
-        id="t",
-        game_id="g",
-        status=eng.PLAYING,
-        options={"turnSeconds": 10, "reserveSeconds": 20, "timeoutsBeforeBot": 2, **options},
-        house_rules=(),
-        seats=seats,
-        host_hash="h",
-        nonce="n",
-        commitment="c",
-        created_at="x",
-        updated_at="x",
-    )
+    options = {"turnSeconds": 10, "reserveSeconds": 20, "timeoutsBeforeBot": 2, **options}
+    return a_table(seats, options=options)
 
 
 def _start(table: eng.Table, acting: tuple[int, ...]) -> eng.Table:

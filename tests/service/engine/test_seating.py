@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from support.engine import a_table
+
 from service.engine import Rejected, seating
 from service.engine import table as eng
 
@@ -17,19 +19,7 @@ def _table(status: str = eng.PLAYING, **options: Any) -> eng.Table:
         eng.Seat(2, eng.BOT, "Bot 3"),
         eng.Seat(3),
     )
-    return eng.Table(
-        id="t",
-        game_id="g",
-        status=status,
-        options=options,
-        house_rules=(),
-        seats=seats,
-        host_hash="h",
-        nonce="n",
-        commitment="c",
-        created_at="x",
-        updated_at="x",
-    )
+    return a_table(seats, status=status, options=options)
 
 
 def test_leaving_an_open_table_empties_the_seat():

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from support.engine import a_table
 from tablestate_example import GAME
 
 from service.engine import Outcome, Rejected, fairness, undo
@@ -18,18 +19,10 @@ REG = load()
 
 def _table(**options: Any) -> eng.Table:
     seats = (eng.Seat(0, eng.HUMAN, "A", "h0"), eng.Seat(1, eng.HUMAN, "B", "h1"))
-    return eng.Table(
-        id="t",
-        game_id=GAME.id,
-        status=eng.PLAYING,
+    return a_table(
+        seats,
         options={"undo": True, **options},
-        house_rules=(),
-        seats=seats,
-        host_hash="h",
-        nonce="n",
-        commitment="c",
-        created_at="x",
-        updated_at="x",
+        game_id=GAME.id,
         game={"before": True},
         chance=4,
         version=7,
