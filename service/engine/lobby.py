@@ -11,7 +11,6 @@ from dataclasses import replace
 from typing import Any, Final
 
 from service.engine.game import Event, GameDef, Rejected
-from service.engine.options import OptionError, resolve, table_schema
 from service.engine.table import (
     BOT,
     CANCELLED,
@@ -23,6 +22,7 @@ from service.engine.table import (
     Seat,
     Table,
     _with_seat,
+    check_options,
 )
 
 EVENT_TYPES: Final = (
@@ -43,12 +43,9 @@ def set_options(
     """New options for an OPEN table, checked like ``createTable``'s (defaults filled in)."""
     if table.status != OPEN:
         return Rejected("TABLE_NOT_OPEN", "options change only while the table is open")
-    if options is not None and not isinstance(options, Mapping):
-        return Rejected("BAD_INPUT", "options must be a JSON object")
-    try:
-        resolved = resolve(table_schema(game.options), options)
-    except OptionError as exc:
-        return Rejected("BAD_INPUT", str(exc))
+    resolved = check_options(game, options)
+    if isinstance(resolved, Rejected):
+        return resolved
     new = replace(table, options=resolved, updated_at=now)
     return new, [Event("options.changed", {"options": dict(resolved)})]
 

@@ -141,6 +141,17 @@ def check_rules(
     return None
 
 
+def check_options(game: GameDef[Any], options: Any) -> Mapping[str, Any] | Rejected:
+    """A table's options as sent (a JSON object or nothing), checked against the game's
+    options and the core table options, defaults filled in; ``BAD_INPUT`` otherwise."""
+    if options is not None and not isinstance(options, Mapping):
+        return Rejected("BAD_INPUT", "options must be a JSON object")
+    try:
+        return resolve(table_schema(game.options), options)
+    except OptionError as exc:
+        return Rejected("BAD_INPUT", str(exc))
+
+
 def _rule_range(
     count: int, rule_ids: Sequence[str], house_rules: Mapping[str, HouseRuleDef]
 ) -> Rejected | None:
@@ -176,12 +187,9 @@ def create(
         return Rejected(
             "BAD_INPUT", f"{game.name} seats {game.min_players} to {game.max_players}, not {seats}"
         )
-    if options is not None and not isinstance(options, Mapping):
-        return Rejected("BAD_INPUT", "options must be a JSON object")
-    try:
-        resolved = resolve(table_schema(game.options), options)
-    except OptionError as exc:
-        return Rejected("BAD_INPUT", str(exc))
+    resolved = check_options(game, options)
+    if isinstance(resolved, Rejected):
+        return resolved
     rules = tuple(dict.fromkeys(rule_ids))
     bad = check_rules(game, rules, house_rules, conflicts)
     if bad is None and seats is not None:
