@@ -53,7 +53,9 @@ class BotDriver:
         """Bring the entry written before the commit forward to the configured delay (best
         effort: if this fails, the entry still falls due after the lease)."""
         try:
-            await self.store.schedule(table_id, version, self.clock() + self.settings.bot_delay)
+            await self.store.schedule(
+                table_id, version, self.clock() + self.settings.bot_delay, only_sooner=True
+            )
         except StoreUnavailable:
             log.warning("due-index unreachable; the bot moves after the lease")
 
@@ -79,7 +81,7 @@ class BotDriver:
         # find the table still at the version before, and drop it.
         due = self.clock() + max(self.settings.bot_lease, self.settings.bot_delay)
         try:
-            await self.store.schedule(table_id, version, due)
+            await self.store.schedule(table_id, version, due, only_sooner=True)
         except StoreUnavailable as exc:
             # Without its entry the bot's turn could be lost for good: refuse the commit
             # (the caller answers UNAVAILABLE and retries; a bot's own turn stays due).

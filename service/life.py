@@ -70,7 +70,7 @@ class TableLife:
         if due is None:
             return
         try:
-            await self.store.schedule(table_id, version, due)
+            await self.store.schedule(table_id, version, due, only_sooner=True)
         except StoreUnavailable as exc:
             raise ApiError("UNAVAILABLE", "the store is unreachable; retry later") from exc
 

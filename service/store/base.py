@@ -248,9 +248,15 @@ class StateStore(Protocol):
     ) -> Page:
         """Table ids, newest first, filtered; ``after`` is a ``Page.next``."""
 
-    async def schedule(self, table_id: str, version: int, due: float) -> None:
+    async def schedule(
+        self, table_id: str, version: int, due: float, *, only_sooner: bool = False
+    ) -> None:
         """Record in the due-index that the table waits at ``version`` (a bot, a clock)
-        until epoch second ``due``."""
+        until epoch second ``due``. With ``only_sooner`` an entry already there is never
+        put off, only brought forward: two commits racing for one version each write the
+        entry before they commit, and the loser's must not delay the winner's deadline (an
+        entry that falls due too soon is harmless: whoever claims it finds nothing due and
+        schedules the real time)."""
 
     async def unschedule(self, table_id: str, version: int) -> None:
         """Drop that entry of the due-index (done, or moved on)."""

@@ -256,8 +256,13 @@ class MemoryStore:
         if self._lobby_watched and self._lobby_listener is not None:
             asyncio.get_running_loop().call_soon(self._lobby_listener, notice)
 
-    async def schedule(self, table_id: str, version: int, due: float) -> None:
-        self._due[(table_id, version)] = due
+    async def schedule(
+        self, table_id: str, version: int, due: float, *, only_sooner: bool = False
+    ) -> None:
+        entry = (table_id, version)
+        if only_sooner and entry in self._due:
+            due = min(due, self._due[entry])
+        self._due[entry] = due
 
     async def unschedule(self, table_id: str, version: int) -> None:
         self._due.pop((table_id, version), None)

@@ -451,9 +451,14 @@ class RedisStore:
 
     # -- due-index --------------------------------------------------------------------
 
-    async def schedule(self, table_id: str, version: int, due: float) -> None:
+    async def schedule(
+        self, table_id: str, version: int, due: float, *, only_sooner: bool = False
+    ) -> None:
         async with self._reach():
-            await self._redis.zadd(f"{self._prefix}due", {f"{table_id}|{version}": due})
+            # ZADD LT (Redis 6.2+): adds a new entry, lowers an existing one, never raises it.
+            await self._redis.zadd(
+                f"{self._prefix}due", {f"{table_id}|{version}": due}, lt=only_sooner
+            )
 
     async def unschedule(self, table_id: str, version: int) -> None:
         async with self._reach():

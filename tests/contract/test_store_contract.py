@@ -304,6 +304,22 @@ async def test_due_index_claim_lease_unschedule(store: StateStore) -> None:
     assert await store.claim_due(10_000.0, 30.0, 10) == ()
 
 
+async def test_due_index_only_sooner_never_puts_an_entry_off(store: StateStore) -> None:
+    """Two commits racing for one version both write its entry first: the loser's later
+    time must not delay the winner's (only_sooner); a plain schedule sets the time."""
+    t = tid()
+    await store.schedule(t, 1, 100.0, only_sooner=True)  # a new entry is added
+    await store.schedule(t, 1, 200.0, only_sooner=True)  # not put off
+    assert await store.claim_due(150.0, 30.0, 10) == ((t, 1),)
+    await store.unschedule(t, 1)
+    await store.schedule(t, 2, 100.0)
+    await store.schedule(t, 2, 50.0, only_sooner=True)  # brought forward
+    assert await store.claim_due(60.0, 30.0, 10) == ((t, 2),)
+    await store.schedule(t, 2, 500.0)  # whoever finds nothing due sets the real time
+    assert await store.claim_due(499.0, 30.0, 10) == ()
+    assert await store.claim_due(500.0, 30.0, 10) == ((t, 2),)
+
+
 # -- live notifications ---------------------------------------------------------------
 
 
