@@ -54,8 +54,8 @@ def tune_gc() -> None:
     every 50,000 allocations rather than 700. Each GraphQL operation allocates thousands
     of objects, so with the defaults the collector ran several times per move and
     traversed every live object now and then: a third of the CPU of the peer benchmark's
-    phase B (docs/performance-notes.md). Reference counting frees almost everything
-    anyway; cycles merely wait a little longer."""
+    phase B (docs/performance.md, "What the performance work changed"). Reference
+    counting frees almost everything anyway; cycles merely wait a little longer."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
