@@ -209,3 +209,28 @@ async def test_connections_stay_bounded_under_load(make_store: MakeStore, own_re
         assert 1 <= after - before <= 5
     finally:
         await admin.aclose()
+
+
+async def test_after_a_restart_no_stale_connection_fails_a_request(
+    make_store: MakeStore, tmp_path
+) -> None:
+    """Idle pooled connections outlive a Redis restart only as broken sockets; the pool
+    checks a connection before it lends it and reconnects a broken one, so once Redis is
+    back every request succeeds: none meets a connection of the dead server."""
+    from support.replicas import RedisProcess
+
+    server = RedisProcess(tmp_path).start()
+    try:
+        store = make_store(server.url, timeout=1.0)
+        table_id = tid()
+        await store.create(table_id, "s", META, [ev("a")], ttl=3600)
+        # several connections in the pool at once, then idle
+        await asyncio.gather(*(store.load(table_id) for _ in range(8)))
+        server.kill()
+        with pytest.raises(StoreUnavailable):
+            await store.load(table_id)
+        server.start()
+        for _ in range(8):
+            assert await store.load(table_id) is None  # no AOF: the table is gone, no error
+    finally:
+        server.stop()

@@ -62,8 +62,10 @@ async def test_tables_and_events_survive_a_redis_restart(tmp_path):
                     assert await _ready(a.url) == 200
                     assert (await cb.q(TABLE, t=t.table_id))["table"]["version"] == version
                     assert (await cb.q(EVENTS, t=t.table_id))["table"]["events"] == before
-                    # play on to the end; the subscriber on B hears the rest by itself
-                    await play(ca, t)
+                    # play on to the end; the subscriber on B hears the rest by itself. A
+                    # move answered UNAVAILABLE while the restarted server settles (its AOF
+                    # is fsynced on every write) is sent again with its idempotency key
+                    await play(ca, t, retries=3)
                     while seen[-1]["type"] != "game.finished":
                         msg = json.loads(await asyncio.wait_for(ws.recv(), 15))
                         seen.append(msg["payload"]["data"]["tableEvents"])

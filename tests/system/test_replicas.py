@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import httpx
 from support.lucky import ADD_BOT, CREATE, JOIN, MOVE, START, TABLE, Seated
 from support.replicas import Replica, replica_env, replicas
-from support.server import Client
+from support.server import Client, GraphQLFailed
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -56,8 +56,13 @@ async def new_table(c: Client, humans: int = 2, bots: int = 0) -> Seated:
     return t
 
 
-async def play(c: Client, t: Seated, moves: int | None = None, pause: float = 0.0) -> int:
-    """Make the humans' moves until the end (or ``moves`` of them); how many were made."""
+async def play(
+    c: Client, t: Seated, moves: int | None = None, pause: float = 0.0, retries: int = 0
+) -> int:
+    """Make the humans' moves until the end (or ``moves`` of them); how many were made.
+
+    With ``retries``, a move answered ``UNAVAILABLE`` is sent again with the same
+    idempotency key, as API.md asks clients to do, up to that many times: it lands once."""
     made = 0
     while moves is None or made < moves:
         table = (await c.q(TABLE, t=t.table_id))["table"]
@@ -69,7 +74,15 @@ async def play(c: Client, t: Seated, moves: int | None = None, pause: float = 0.
             continue
         token = t.tokens[acting[0]]
         mine = (await c.q(TABLE, token, t=t.table_id))["table"]
-        await c.q(MOVE, token, t=t.table_id, m=mine["legalMoves"][0])
+        move, key = mine["legalMoves"][0], f"move-{table['version']}"
+        for attempt in range(retries + 1):
+            body = await c.raw(MOVE, token, t=t.table_id, m=move, k=key)
+            errors = body.get("errors") or []
+            if not errors:
+                break
+            if errors[0]["extensions"]["code"] != "UNAVAILABLE" or attempt == retries:
+                raise GraphQLFailed(errors)
+            await asyncio.sleep(0.2)
         made += 1
         await asyncio.sleep(pause)
     return made
