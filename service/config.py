@@ -112,6 +112,9 @@ class Settings:
     bot_delay: float = 0.0
     bot_lease: float = 10.0
     move_retries: int = 5
+    # Moves a replica works on at once; more wait their turn before touching the store,
+    # so that overload makes moves slower rather than failing them with UNAVAILABLE.
+    moves_in_flight: int = 64
     graphiql: bool = True
     ws_compression: bool = False
     gc_tuning: bool = False  # from the environment: on (see app.tune_gc)
@@ -175,6 +178,7 @@ class Settings:
             bot_delay=_float(env, "TABLESTATE_BOT_DELAY", 0.0),
             bot_lease=_float(env, "TABLESTATE_BOT_LEASE", 10.0),
             move_retries=_int(env, "TABLESTATE_MOVE_RETRIES", 5, 0),
+            moves_in_flight=_int(env, "TABLESTATE_MOVES_IN_FLIGHT", 64, 1),
             graphiql=_bool(env, "TABLESTATE_GRAPHIQL", True),
             ws_compression=_bool(env, "TABLESTATE_WS_COMPRESSION", False),
             gc_tuning=_bool(env, "TABLESTATE_GC_TUNING", True),

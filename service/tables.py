@@ -152,6 +152,10 @@ class TableService(TableSocial, BotDriver, TableLife):
         self.metrics = metrics or Metrics()
         self.clock = clock
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
+        # Admission: a move's store timeout runs while it waits for Redis, and an event
+        # loop behind on hundreds of moves makes every one of them late. Moves beyond this
+        # many wait here instead, where waiting costs no timeout.
+        self._moving = asyncio.Semaphore(settings.moves_in_flight)
         self._init_bots()
         self._init_social()
         # Told of every commit this replica makes (the hub delivers it to local
@@ -503,6 +507,20 @@ class TableService(TableSocial, BotDriver, TableLife):
         """
         if viewer is None:
             raise ApiError("UNAUTHENTICATED", "a move needs a seat token")
+        async with self._moving:
+            return await self._admitted_move(
+                viewer, table_id, game_id, move, expected_version, idempotency_key
+            )
+
+    async def _admitted_move(
+        self,
+        viewer: Viewer,
+        table_id: str,
+        game_id: str | None,
+        move: Move,
+        expected_version: int | None,
+        idempotency_key: str | None,
+    ) -> tuple[Loaded, tuple[StoredEvent, ...]]:
         cached = self._cache.get(table_id)
         if cached is not None:
             try:

@@ -28,3 +28,8 @@ async def test_gc_is_tuned_at_start_up_when_asked(registry):
 def test_gc_tuning_is_on_for_the_server_unless_turned_off():
     assert Settings.from_env({}).gc_tuning
     assert not Settings.from_env({"TABLESTATE_GC_TUNING": "off"}).gc_tuning
+
+
+def test_moves_in_flight_is_a_setting():
+    assert Settings.from_env({}).moves_in_flight == 64
+    assert Settings.from_env({"TABLESTATE_MOVES_IN_FLIGHT": "8"}).moves_in_flight == 8

@@ -182,3 +182,39 @@ async def test_a_slow_commit_does_not_lose_the_bot_turn_it_creates(registry, mak
     finally:
         await worker.close()
         await slow.close()
+
+
+async def test_moves_beyond_the_admission_bound_wait_their_turn(registry: Registry, make_store):
+    """With ``moves_in_flight`` 2, eight moves sent at once on eight tables all land, and
+    never more than two of them are at the store together."""
+    svc = TableService(make_settings(moves_in_flight=2), registry, make_store())
+    tables = []
+    for _ in range(8):
+        loaded, host = await svc.create("lucky-draw", [], None, 2)
+        tid = loaded.table.id
+        _, _, token = await svc.join(None, tid, "Ann", 0, None)
+        await svc.join(None, tid, "Bob", 1, None)
+        await svc.start(await svc.resolve_token(host), tid)
+        tables.append((tid, token))
+    at_store = peak = 0
+    commit = svc.store.commit
+
+    async def slow_commit(*args, **kwargs):
+        nonlocal at_store, peak
+        at_store += 1
+        peak = max(peak, at_store)
+        try:
+            await asyncio.sleep(0.05)
+            return await commit(*args, **kwargs)
+        finally:
+            at_store -= 1
+
+    svc.store.commit = slow_commit  # type: ignore[method-assign]
+    try:
+        before = {tid: (await svc.must_load(tid)).version for tid, _ in tables}
+        await asyncio.gather(*(_human_move(svc, tid, token) for tid, token in tables))
+        assert peak == 2
+        for tid, _ in tables:
+            assert (await svc.must_load(tid)).version == before[tid] + 1
+    finally:
+        await svc.close()
