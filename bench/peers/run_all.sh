@@ -7,7 +7,7 @@
 # Usage: bash bench/peers/run_all.sh [PHASES] [REPEATS]          default: "A B C" 3
 # Environment:
 #   PEERS_DIR  the peers' benchmark (runners, loadgens, setup.sh); default: shared/bench/peers
-#              beside the checkout (/work/shared/bench/peers). Its setup.sh installs
+#              beside the checkout (../shared/bench/peers). Its setup.sh installs
 #              boardgame.io and Colyseus from npm under /tmp/peerbench (outside the repo).
 #   SERVERS    which to run, default "bgio colyseus tablestate"
 #   RESULTS    folder of this run's JSON lines; default bench/peers/results/<UTC time>
