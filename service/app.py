@@ -242,5 +242,6 @@ def create_app(
     app.add_middleware(SecurityHeaders)
     app.state.services = services
     app.state.schema = schema
+    app.state.graphql = graphql
     app.state.guard = guard
     return app

@@ -118,6 +118,9 @@ class Settings:
     graphiql: bool = True
     ws_compression: bool = False
     gc_tuning: bool = False  # from the environment: on (see app.tune_gc)
+    # makeMove and tableEvents over graphql-transport-ws without the per-operation
+    # machinery (api/direct.py); off: every operation through Strawberry's executor.
+    direct_operations: bool = True
     web_dir: str | None = None
     log_level: str = "info"
     # Abuse resistance (docs/security.md). A rate of 0 turns that limit off.
@@ -182,6 +185,7 @@ class Settings:
             graphiql=_bool(env, "TABLESTATE_GRAPHIQL", True),
             ws_compression=_bool(env, "TABLESTATE_WS_COMPRESSION", False),
             gc_tuning=_bool(env, "TABLESTATE_GC_TUNING", True),
+            direct_operations=_bool(env, "TABLESTATE_DIRECT_OPERATIONS", True),
             web_dir=env.get("TABLESTATE_WEB_DIR") or None,
             log_level=env.get("TABLESTATE_LOG_LEVEL", "info").lower(),
             rate_address=_float(env, "TABLESTATE_RATE_ADDRESS", 50.0),

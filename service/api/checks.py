@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
-from graphql import DocumentNode, GraphQLError
+from graphql import DocumentNode, GraphQLError, GraphQLSchema
 from graphql.validation import ASTValidationRule
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
@@ -138,47 +138,68 @@ class Checks(SchemaExtension):
 
     async def on_execute(self) -> AsyncIterator[None]:
         """Refuses an operation whose cost is over the bound, before it runs, and counts it
-        against the caller's rate limits: past ``COST_PER_REQUEST`` as one request more
-        per ``COST_PER_REQUEST`` (its address was counted once at the edge), and a
-        mutation against its token too."""
+        against the caller's rate limits (``admit``)."""
         ctx = self.execution_context
         if ctx.graphql_document is not None:
-            cost = self._cost(ctx)
-            extra = cost // COST_PER_REQUEST
-            context = ctx.context
-            guard = getattr(getattr(context, "services", None), "guard", None)
-            client = getattr(context, "client", None)
-            mutation = ctx.operation_type.value == "mutation"
-            token = context.token if mutation else None
-            if (extra or token) and guard is not None and client is not None:
-                wait = await guard.admit(client, token, extra, 1 + extra)
-                if wait > 0:
-                    raise ApiError("RATE_LIMITED", f"too many requests; retry in {wait:.2f} s")
+            cost = self.cost(
+                ctx.schema._schema, ctx.graphql_document, ctx.operation_name, ctx.variables
+            )
+            await self.admit(ctx.context, cost, ctx.operation_type.value == "mutation")
         yield
 
-    def _cost(self, ctx: Any) -> int:
+    @classmethod
+    def checked(cls, document: DocumentNode) -> bool | None:
+        """Whether ``document`` passed every check of ``on_validate`` (None: not checked
+        yet, or no longer in the cache)."""
+        found = cls._problems.get(document)
+        return None if found is None else found == ()
+
+    @classmethod
+    async def admit(cls, context: Any, cost: int, mutation: bool) -> None:
+        """Count an operation of this cost against the caller's rate limits: past
+        ``COST_PER_REQUEST`` as one request more per ``COST_PER_REQUEST`` (its address was
+        counted once at the edge), and a mutation against its token too.
+
+        Raises:
+            ApiError: ``RATE_LIMITED``.
+        """
+        extra = cost // COST_PER_REQUEST
+        guard = getattr(getattr(context, "services", None), "guard", None)
+        client = getattr(context, "client", None)
+        token = context.token if mutation else None
+        if (extra or token) and guard is not None and client is not None:
+            wait = await guard.admit(client, token, extra, 1 + extra)
+            if wait > 0:
+                raise ApiError("RATE_LIMITED", f"too many requests; retry in {wait:.2f} s")
+
+    @classmethod
+    def cost(
+        cls,
+        schema: GraphQLSchema,
+        document: DocumentNode,
+        operation_name: str | None,
+        variables: dict[str, Any] | None,
+    ) -> int:
         """The operation's cost: it depends on the document, the operation and the
-        integer variables (page sizes) only."""
-        variables = ctx.variables or {}
+        integer variables (page sizes) only.
+
+        Raises:
+            ApiError: ``QUERY_TOO_COMPLEX`` over the bound.
+        """
+        variables = variables or {}
         ints = tuple(
             sorted((k, v) for k, v in variables.items() if type(v) is int and isinstance(k, str))
         )
-        key = (ctx.operation_name, ints)
-        document = ctx.graphql_document
-        found = self._costs.get(document, key)
+        key = (operation_name, ints)
+        found = cls._costs.get(document, key)
         if found is None:
             try:
                 found = operation_cost(
-                    ctx.schema._schema,
-                    document,
-                    ctx.operation_name,
-                    variables,
-                    self.max_cost,
-                    self.max_mutations,
+                    schema, document, operation_name, variables, cls.max_cost, cls.max_mutations
                 )
             except ApiError as exc:
                 found = exc.message
-            self._costs.put(document, found, key)
+            cls._costs.put(document, found, key)
         if isinstance(found, str):
             raise ApiError("QUERY_TOO_COMPLEX", found)
         return int(found)

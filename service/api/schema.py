@@ -132,6 +132,45 @@ async def make_move_payload(
     )
 
 
+async def event_stream(
+    context: Context, table_id: str, after: str | None
+) -> AsyncGenerator[TableEvent, None]:
+    """``tableEvents``: the table's events after ``after`` as the caller sees them, then
+    live ones (the resolver's body; ``api.direct`` runs it too)."""
+    services = context.services
+    viewer = await context.viewer()
+    mine = viewer is not None and viewer.table_id == table_id
+    seat = viewer.seat if viewer is not None and mine else None
+    host = mine and viewer is not None and viewer.is_host
+    loaded = await services.tables.load(table_id)
+    if loaded is None:
+        raise ApiError("NOT_FOUND", "no such table")
+    if after is not None:
+        try:
+            cursor_key(after)
+        except BadCursor as exc:
+            raise ApiError("BAD_INPUT", str(exc)) from exc
+    if seat is not None:
+        # A WebSocket resolves its token once; a seat kicked since then is no seat.
+        await services.tables.resolve_token(context.token)
+    async with services.tables.present(table_id, seat):
+        async for item in services.hub.subscribe(table_id, after):
+            if visible(item.event, seat):
+                yield TableEvent.delivered(item, table_id, seat, host)
+            ev = item.event
+            if (
+                seat is not None
+                and ev.seat == seat
+                and ev.type in SEAT_ENDED
+                and ev.version > loaded.version  # not a former holder's leaving
+            ):
+                # The seat may be someone else's next: go on only while the token
+                # still holds it (a player who left a game may rejoin with it).
+                now = await services.tables.resolve_token(context.token)
+                if now is None or now.table_id != table_id or now.seat != seat:
+                    raise ApiError("UNAUTHENTICATED", "this token no longer holds its seat")
+
+
 def _raw_make_move(
     _root: Any,
     info: Any,
@@ -441,38 +480,8 @@ def build_schema(
         async def table_events(
             self, info: Info, table_id: strawberry.ID, after: str | None = None
         ) -> AsyncGenerator[TableEvent, None]:
-            services = info.context.services
-            viewer = await info.context.viewer()
-            mine = viewer is not None and viewer.table_id == str(table_id)
-            seat = viewer.seat if viewer is not None and mine else None
-            host = mine and viewer is not None and viewer.is_host
-            loaded = await services.tables.load(str(table_id))
-            if loaded is None:
-                raise ApiError("NOT_FOUND", "no such table")
-            if after is not None:
-                try:
-                    cursor_key(after)
-                except BadCursor as exc:
-                    raise ApiError("BAD_INPUT", str(exc)) from exc
-            if seat is not None:
-                # A WebSocket resolves its token once; a seat kicked since then is no seat.
-                await services.tables.resolve_token(info.context.token)
-            async with services.tables.present(str(table_id), seat):
-                async for item in services.hub.subscribe(str(table_id), after):
-                    if visible(item.event, seat):
-                        yield TableEvent.delivered(item, str(table_id), seat, host)
-                    ev = item.event
-                    if (
-                        seat is not None
-                        and ev.seat == seat
-                        and ev.type in SEAT_ENDED
-                        and ev.version > loaded.version  # not a former holder's leaving
-                    ):
-                        # The seat may be someone else's next: go on only while the token
-                        # still holds it (a player who left a game may rejoin with it).
-                        now = await services.tables.resolve_token(info.context.token)
-                        if now is None or now.table_id != str(table_id) or now.seat != seat:
-                            raise ApiError("UNAUTHENTICATED", "this token no longer holds its seat")
+            async for event in event_stream(info.context, str(table_id), after):
+                yield event
 
         @strawberry.subscription(
             description="The open public tables (of one game, or all): a snapshot "

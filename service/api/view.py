@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -33,7 +34,9 @@ from strawberry.types.unset import UNSET, UnsetType
 
 from service import _json, logs
 from service.api import fanout
+from service.api.checks import Checks
 from service.api.context import Context, Services
+from service.api.direct import Direct
 from service.errors import ApiError
 from service.ratelimit import Client, Guard, refusal
 
@@ -157,6 +160,29 @@ class _TransportWS(BaseGraphQLTransportWSHandler[Context, None]):
             error = GraphQLError("internal error", extensions={"code": "INTERNAL"})
             await operation.send_initial_errors([error])
 
+    async def run_operation(self, operation: Any) -> None:
+        """A ``makeMove`` or ``tableEvents`` that ``api.direct`` can run goes there."""
+        direct: Direct = self.view.direct
+        plan = direct.plan(operation.query, operation.operation_name)
+        prepared = None
+        if plan is not None:
+            prepared = direct.prepare(plan, operation.variables, operation.operation_name)
+        if plan is None or prepared is None:
+            await super().run_operation(operation)
+            return
+        try:
+            await direct.run(operation, plan, *prepared)
+        except (asyncio.CancelledError, _OperationStreamClosed):
+            raise
+        except WebSocketDisconnected:
+            self.operations.pop(operation.id, None)
+        except Exception:  # a bug: the client gets INTERNAL, never silence
+            log.exception("operation %s failed", operation.id)
+            error = GraphQLError("internal error", extensions={"code": "INTERNAL"})
+            with contextlib.suppress(Exception):
+                await operation.send_initial_errors([error])
+            self.operations.pop(operation.id, None)
+
     async def handle_subscribe(self, message: Any) -> None:
         op_id = message.get("id") if isinstance(message, dict) else None
         if self.connection_acknowledged and isinstance(op_id, str) and op_id not in self.operations:
@@ -231,6 +257,8 @@ class GraphQLApp(GraphQL[Context, None]):
             services.guard = Guard(s, services.tables.store)
         self.services = services
         self.guard = services.guard
+        checks = next(e for e in schema.extensions if isinstance(e, type) and issubclass(e, Checks))
+        self.direct = Direct(schema, checks, enabled=s.direct_operations)
 
     # -- JSON --------------------------------------------------------------------------
 

@@ -46,6 +46,7 @@ class Client:
 
     http: httpx.AsyncClient
     url: str
+    app: Any = None  # the ASGI app served (``app.state`` holds its parts)
 
     async def raw(self, query: str, token: str | None = None, **variables: Any) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -96,7 +97,7 @@ async def serve(
     url = f"http://127.0.0.1:{port}"
     try:
         async with httpx.AsyncClient(base_url=url, timeout=10) as http:
-            yield Client(http, url)
+            yield Client(http, url, app)
     finally:
         server.should_exit = True
         await task

@@ -1,0 +1,347 @@
+"""The hottest operations over graphql-transport-ws, run without the per-operation machinery.
+
+Every move of a game is a ``makeMove`` mutation and every live event a ``tableEvents``
+result; on a WebSocket both went through Strawberry's streaming execution: extension hooks
+entered and left at every phase, an execution context, graphql-core's executor walking the
+selection with a resolve-info object per field. That machinery was about a third of the
+server CPU of a move (docs/performance.md). Here an operation whose document is one of
+those two fields, selecting only plain fields, runs straight through: the same variable and
+argument coercion (graphql-core's own functions), the same checks (``Checks.cost`` and
+``Checks.admit``), the same resolver bodies (``make_move_payload``, ``event_stream``), the
+same error handling (``located_error`` and the schema's ``process_errors``), and a result
+built from a plan made once per document.
+
+What an operation must be to run here (``plan_of``): a document that passed every check of
+the slow path once (its first operation always goes the slow path, and ``Checks`` keeps
+the verdict by document); one operation, without directives, whose one root field is
+``makeMove`` or ``tableEvents`` (aliases are fine); below it fields only (no fragments,
+directives or arguments, no response key twice) among ``LEAVES`` and ``OBJECTS``. Anything
+else, and any operation whose variables or arguments do not coerce or whose cost is over
+the bound (nothing has happened yet), goes the slow path, which answers it as before.
+``TABLESTATE_DIRECT_OPERATIONS=0`` sends every operation the slow path; the tests compare
+the two paths message by message (tests/service/api/test_direct.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any, Final
+
+from graphql import (
+    DocumentNode,
+    FieldNode,
+    GraphQLError,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLSchema,
+    OperationDefinitionNode,
+    OperationType,
+    located_error,
+)
+from graphql.execution.values import get_argument_values, get_variable_values
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Operation
+
+from service.api import fanout
+from service.api.checks import Checks
+from service.api.limits import cached_parse
+from service.api.types import TableStatus
+
+# The fields a plan may select, by GraphQL type: how to read each from the object the
+# resolver returned (what the field's resolver returns, before serialization).
+LEAVES: Final[dict[str, dict[str, Callable[[Any], Any]]]] = {
+    "TableEvent": {
+        name: attrgetter(name) for name in ("cursor", "version", "type", "seat", "at", "data")
+    },
+    "Table": {
+        "id": lambda t: t._loaded.table.id,
+        "version": lambda t: t._loaded.version,
+        "status": lambda t: TableStatus(t._loaded.table.status),
+    },
+}
+OBJECTS: Final[dict[str, dict[str, Callable[[Any], Any]]]] = {
+    "MovePayload": {"table": attrgetter("table"), "events": attrgetter("events")},
+}
+ROOTS: Final = {OperationType.MUTATION: "makeMove", OperationType.SUBSCRIPTION: "tableEvents"}
+CACHE_SIZE: Final = 512
+_SLOW: Final = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One selected field: its response key, how to read it, and either how to serialize
+    it (a leaf) or the plan of its selection (an object, or a list of objects)."""
+
+    key: str
+    read: Callable[[Any], Any]
+    serialize: Callable[[Any], Any] | None
+    inner: tuple[Field, ...] | None
+    is_list: bool
+    non_null: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A document that runs here."""
+
+    document: DocumentNode
+    operation: OperationDefinitionNode
+    root: FieldNode
+    root_key: str
+    fields: tuple[Field, ...]
+    # Whether the selection reads nothing but the event's own fields (its results are
+    # then the same for every viewer who sees the same redacted data: api/fanout.py).
+    events_only: bool
+
+
+def _unwrap(tp: Any) -> tuple[Any, bool, bool]:
+    """The named type of an output type, whether it is non-null, whether a list (of a
+    non-null or nullable named type)."""
+    non_null = isinstance(tp, GraphQLNonNull)
+    if non_null:
+        tp = tp.of_type
+    is_list = isinstance(tp, GraphQLList)
+    if is_list:
+        tp = tp.of_type
+        if isinstance(tp, GraphQLNonNull):
+            tp = tp.of_type
+    return tp, non_null, is_list
+
+
+def _selection(parent: GraphQLObjectType, node: FieldNode) -> tuple[Field, ...] | None:
+    """The plan of a field's selection on ``parent``, or None when it has anything that
+    only the full executor handles."""
+    if node.selection_set is None:
+        return None
+    fields: list[Field] = []
+    keys: set[str] = set()
+    for selection in node.selection_set.selections:
+        if not isinstance(selection, FieldNode) or selection.directives or selection.arguments:
+            return None
+        name = selection.name.value
+        key = selection.alias.value if selection.alias else name
+        if key in keys:
+            return None
+        keys.add(key)
+        if name == "__typename":
+            type_name = parent.name
+            fields.append(Field(key, lambda _o, n=type_name: n, str, None, False, True))
+            continue
+        definition = parent.fields.get(name)
+        if definition is None:
+            return None
+        named, non_null, is_list = _unwrap(definition.type)
+        leaf = LEAVES.get(parent.name, {}).get(name)
+        if leaf is not None and selection.selection_set is None and not is_list:
+            fields.append(Field(key, leaf, named.serialize, None, False, non_null))
+            continue
+        reader = OBJECTS.get(parent.name, {}).get(name)
+        if reader is None or not isinstance(named, GraphQLObjectType):
+            return None
+        inner = _selection(named, selection)
+        if inner is None:
+            return None
+        fields.append(Field(key, reader, None, inner, is_list, non_null))
+    return tuple(fields)
+
+
+def plan_of(schema: GraphQLSchema, document: DocumentNode, operation_name: str | None) -> Any:
+    """The plan of a document that passed the checks, or ``_SLOW``."""
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    if len(operations) != len(document.definitions):
+        return _SLOW  # fragments defined (even unused ones go the slow path)
+    if operation_name is None:
+        chosen = operations if len(operations) == 1 else []
+    else:
+        chosen = [o for o in operations if o.name and o.name.value == operation_name]
+    if len(chosen) != 1:
+        return _SLOW
+    operation = chosen[0]
+    root_name = ROOTS.get(operation.operation)
+    roots = operation.selection_set.selections
+    if root_name is None or operation.directives or len(roots) != 1:
+        return _SLOW
+    root = roots[0]
+    if not isinstance(root, FieldNode) or root.directives or root.name.value != root_name:
+        return _SLOW
+    parent = schema.get_root_type(operation.operation)
+    if parent is None or root_name not in parent.fields:
+        return _SLOW
+    named, _, _ = _unwrap(parent.fields[root_name].type)
+    fields = _selection(named, root) if isinstance(named, GraphQLObjectType) else None
+    if fields is None:
+        return _SLOW
+    events_only = named.name == "TableEvent" and all(f.inner is None for f in fields)
+    key = root.alias.value if root.alias else root_name
+    return Plan(document, operation, root, key, fields, events_only)
+
+
+def render(fields: tuple[Field, ...], value: Any) -> dict[str, Any]:
+    """The result of a selection on an object, as graphql-core would complete it."""
+    out: dict[str, Any] = {}
+    for f in fields:
+        v = f.read(value)
+        if v is None:
+            if f.non_null:
+                raise TypeError(f"non-null field {f.key!r} resolved to null")
+            out[f.key] = None
+        elif f.inner is None:
+            out[f.key] = f.serialize(v)  # type: ignore[misc]
+        elif f.is_list:
+            out[f.key] = [render(f.inner, item) for item in v]
+        else:
+            out[f.key] = render(f.inner, v)
+    return out
+
+
+class Direct:
+    """The plans of one schema, by (query, operation name), and the runs."""
+
+    def __init__(self, schema: Any, checks: type[Checks], enabled: bool = True) -> None:
+        self.schema = schema
+        self.graphql: GraphQLSchema = schema._schema
+        self.checks = checks
+        self.enabled = enabled
+        self._plans: dict[tuple[str, str | None], Any] = {}
+        self.runs = 0  # operations run here (tests read it)
+
+    def plan(self, query: Any, operation_name: Any) -> Plan | None:
+        if not self.enabled or type(query) is not str:
+            return None
+        if operation_name is not None and type(operation_name) is not str:
+            return None
+        key = (query, operation_name)
+        found = self._plans.get(key)
+        if found is None:
+            try:
+                document = cached_parse(query, max_tokens=self.checks.max_tokens)
+            except GraphQLError:
+                found = _SLOW
+            else:
+                verdict = self.checks.checked(document)
+                if verdict is None:
+                    return None  # the slow path checks it first, then it may come here
+                found = plan_of(self.graphql, document, operation_name) if verdict else _SLOW
+            if len(self._plans) >= CACHE_SIZE:
+                self._plans.clear()
+            self._plans[key] = found
+        return None if found is _SLOW else found  # type: ignore[no-any-return]
+
+    def prepare(
+        self, plan: Plan, variables: Any, operation_name: str | None
+    ) -> tuple[dict[str, Any], int] | None:
+        """The root field's coerced arguments and the operation's cost, or None when the
+        slow path must answer
+        (variables or arguments that do not coerce, a cost over the bound): nothing has
+        happened yet."""
+        if variables is not None and type(variables) is not dict:
+            return None
+        coerced = get_variable_values(
+            self.graphql, plan.operation.variable_definitions or (), variables or {}
+        )
+        if isinstance(coerced, list):
+            return None
+        parent = self.graphql.get_root_type(plan.operation.operation)
+        try:
+            args = get_argument_values(parent.fields[plan.root.name.value], plan.root, coerced)  # type: ignore[union-attr]
+            cost = self.checks.cost(self.graphql, plan.document, operation_name, variables)
+        except Exception:
+            return None
+        return args, cost
+
+    def _error(self, exc: Exception, plan: Plan, located: bool) -> dict[str, Any]:
+        if located:
+            error = located_error(exc, [plan.root], [plan.root_key])
+        else:
+            error = (
+                exc if isinstance(exc, GraphQLError) else GraphQLError(str(exc), original_error=exc)
+            )
+        self.schema.process_errors([error])
+        return error.formatted  # type: ignore[return-value]
+
+    def _count(self, kind: str) -> None:
+        self.runs += 1
+        metrics = self.checks.metrics
+        if metrics is not None:
+            metrics.inc("tablestate_requests_total", type=kind)
+
+    async def run(
+        self, operation: Operation[Any, Any], plan: Plan, args: dict[str, Any], cost: int
+    ) -> None:
+        """Run a prepared operation and answer it on its WebSocket."""
+        if plan.operation.operation is OperationType.MUTATION:
+            await self._mutation(operation, plan, args, cost)
+        else:
+            await self._subscription(operation, plan, args, cost)
+
+    async def _mutation(
+        self, operation: Operation[Any, Any], plan: Plan, args: dict[str, Any], cost: int
+    ) -> None:
+        from service.api.schema import make_move_payload, plain_input
+
+        context = operation.handler.context
+        self._count("mutation")
+        try:
+            await self.checks.admit(context, cost, True)
+        except Exception as exc:  # as the slow path: an error before execution
+            await operation.send_operation_message(
+                {"id": operation.id, "type": "error", "payload": [self._error(exc, plan, False)]}
+            )
+            return
+        payload: dict[str, Any]
+        try:
+            moved = await make_move_payload(
+                context,
+                str(args["tableId"]),
+                plain_input(args["move"]),
+                args.get("expectedVersion"),
+                args.get("idempotencyKey"),
+            )
+            payload = {"data": {plan.root_key: render(plan.fields, moved)}}
+        except Exception as exc:  # located and classified, as graphql-core's
+            payload = {"data": None, "errors": [self._error(exc, plan, located=True)]}
+        await _next(operation, payload)
+        await _complete(operation)
+
+    async def _subscription(
+        self, operation: Operation[Any, Any], plan: Plan, args: dict[str, Any], cost: int
+    ) -> None:
+        from service.api.schema import event_stream
+
+        context = operation.handler.context
+        self._count("subscription")
+        share = ("direct", plan.fields)
+        try:
+            await self.checks.admit(context, cost, False)
+        except Exception as exc:
+            payload = {"data": None, "errors": [self._error(exc, plan, located=False)]}
+            await _next(operation, payload)
+            await _complete(operation)
+            return
+        stream = event_stream(context, str(args["tableId"]), args.get("after"))
+        try:
+            async for event in stream:
+                results = event.shared
+                key = share if plan.events_only else (share, event.viewer)
+                data = results.get(key) if results is not None else None
+                if data is None:
+                    data = fanout.SharedData({plan.root_key: render(plan.fields, event)})
+                    if results is not None:
+                        results[key] = data
+                await _next(operation, {"data": data})
+        except Exception as exc:
+            payload = {"data": None, "errors": [self._error(exc, plan, located=False)]}
+            await _next(operation, payload)
+        finally:
+            await stream.aclose()
+        await _complete(operation)
+
+
+async def _next(operation: Operation[Any, Any], payload: dict[str, Any]) -> None:
+    await operation.send_operation_message({"id": operation.id, "type": "next", "payload": payload})  # type: ignore[typeddict-item]
+
+
+async def _complete(operation: Operation[Any, Any]) -> None:
+    await operation.send_operation_message({"id": operation.id, "type": "complete"})

@@ -1,0 +1,246 @@
+"""makeMove and tableEvents run directly (api/direct.py) answer exactly as Strawberry's
+executor does: the same messages, data and errors, for every viewer and selection; what the
+direct path cannot run goes the slow path."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import pytest
+from graphql import parse
+from support.lucky import MOVE, TABLE, Seated, open_table
+from support.server import Client, make_settings, serve, ws_init, ws_next
+
+from service.api.direct import _SLOW, Plan, plan_of
+from service.api.schema import build_schema
+
+MOVES = [
+    (MOVE, None),
+    (
+        """mutation($t: ID!, $m: MoveInput!, $v: Int, $k: String) {
+          m: makeMove(tableId: $t, move: $m, expectedVersion: $v, idempotencyKey: $k) {
+            __typename t: table { __typename id version status } events { __typename at type v: version seat }
+          }
+        }""",
+        None,
+    ),
+    (
+        """query Other { games { id } }
+        mutation Play($t: ID!, $m: MoveInput!, $v: Int, $k: String) {
+          makeMove(tableId: $t, move: $m, expectedVersion: $v, idempotencyKey: $k) { events { data seat cursor } }
+        }""",
+        "Play",
+    ),
+]
+EVENTS = [
+    "subscription($t: ID!, $a: String) { tableEvents(tableId: $t, after: $a) { cursor version type seat data } }",
+    """subscription Watch($t: ID!, $a: String) {
+      e: tableEvents(tableId: $t, after: $a) { __typename at data v: version type }
+    }""",
+]
+# Documents the direct path leaves to the executor (fragments, directives, nested objects).
+SLOW = [
+    "subscription($t: ID!) { tableEvents(tableId: $t) { ... on TableEvent { type } } }",
+    "subscription($t: ID!) { tableEvents(tableId: $t) { type table { version } } }",
+    "subscription($t: ID!, $x: Boolean!) { tableEvents(tableId: $t) { type @include(if: $x) } }",
+    "subscription($t: ID!) { tableEvents(tableId: $t) { type type } }",
+    "subscription($t: ID!) { tableEvents(tableId: $t) { type } lobbyEvents { type } }",
+    "subscription($t: ID!) { lobbyEvents { type } }",
+    "mutation($t: ID!, $m: MoveInput!) { makeMove(tableId: $t, move: $m) { table { seats { name } } } }",
+    "mutation($t: ID!) { startGame(tableId: $t) { version } }",
+    "fragment F on TableEvent { type } subscription($t: ID!) { tableEvents(tableId: $t) { type } }",
+]
+
+
+def _direct(c: Client) -> Any:
+    return c.app.state.graphql.direct
+
+
+async def _run(
+    c: Client,
+    token: str | None,
+    query: str,
+    variables: dict[str, Any],
+    direct: bool,
+    name: str | None = None,
+) -> list[dict[str, Any]]:
+    """The messages of one operation until it ends (``complete`` or ``error``)."""
+    _direct(c).enabled = direct
+    async with c.ws() as conn:
+        assert (await ws_init(conn, token))["type"] == "connection_ack"
+        payload = {"query": query, "variables": variables, "operationName": name}
+        await conn.send(json.dumps({"id": "op", "type": "subscribe", "payload": payload}))
+        out = []
+        while True:
+            msg = await ws_next(conn, 10)
+            out.append(msg)
+            if msg["type"] in ("complete", "error"):
+                return out
+
+
+async def _both(c: Client, token: str | None, query: str, variables: dict[str, Any], name=None):
+    """The same operation the slow way, then directly (the slow path checks a document
+    first); the direct one must have run directly."""
+    slow = await _run(c, token, query, variables, False, name)
+    runs = _direct(c).runs
+    fast = await _run(c, token, query, variables, True, name)
+    assert _direct(c).runs == runs + 1, f"not run directly: {query[:60]}"
+    return slow, fast
+
+
+async def _to_act(c: Client, t: Seated) -> tuple[int, dict[str, Any], int]:
+    """The seat to act, its first legal move and the table version."""
+    for _ in range(100):
+        for seat, token in t.tokens.items():
+            table = (await c.q(TABLE, token, t=t.table_id))["table"]
+            if table["legalMoves"]:
+                return seat, table["legalMoves"][0], table["version"]
+        await asyncio.sleep(0.02)
+    raise AssertionError("nobody to act")
+
+
+async def test_refused_moves_answer_alike(client: Client):
+    t = await open_table(client, humans=2)
+    seat, move, version = await _to_act(client, t)
+    other = t.tokens[1 - seat]
+    mine = t.tokens[seat]
+    for query, name in MOVES:
+        cases = [
+            (other, {"t": t.table_id, "m": move}),  # not this seat's turn
+            (None, {"t": t.table_id, "m": move}),  # a spectator
+            (mine, {"t": "no-such-table", "m": move}),
+            (mine, {"t": t.table_id, "m": move, "v": version + 5}),  # stale expectation
+            (mine, {"t": t.table_id, "m": {"luckyDraw": {"play": {"card": "nonsense"}}}}),
+            (mine, {"t": t.table_id, "m": move, "k": ""}),  # an empty idempotency key
+        ]
+        for token, variables in cases:
+            slow, fast = await _both(client, token, query, variables, name)
+            assert slow == fast
+            assert fast[0]["type"] == "next" and fast[0]["payload"]["data"] is None
+            assert fast[0]["payload"]["errors"][0]["extensions"]["code"]
+        # Variables that do not coerce: the slow path answers, directly or not.
+        bad = {"t": t.table_id, "m": "not an object"}
+        assert await _run(client, mine, query, bad, False, name) == await _run(
+            client, mine, query, bad, True, name
+        )
+    assert (await client.q(TABLE, mine, t=t.table_id))["table"]["version"] == version
+
+
+async def test_moves_answer_alike(client: Client):
+    """A move made directly and the same move again the slow way (its idempotency key
+    answers it from the record) answer alike, and the other way round."""
+    t = await open_table(client, humans=2)
+    for query, name in MOVES:  # each document once the slow way first
+        seat, move, _ = await _to_act(client, t)
+        await _run(client, t.tokens[1 - seat], query, {"t": t.table_id, "m": move}, False, name)
+    for i in range(12):
+        seat, move, version = await _to_act(client, t)
+        query, name = MOVES[i % len(MOVES)]
+        variables = {"t": t.table_id, "m": move, "k": f"key-{i}", "v": version}
+        first = await _run(client, t.tokens[seat], query, variables, i % 2 == 0, name)
+        again = await _run(client, t.tokens[seat], query, variables, i % 2 == 1, name)
+        assert first == again
+        assert first[0]["type"] == "next" and "errors" not in first[0]["payload"], first
+        assert first[1] == {"id": "op", "type": "complete"}
+        table = (await client.q(TABLE, t.tokens[seat], t=t.table_id))["table"]
+        if table["status"] == "FINISHED":
+            break
+
+
+async def _watch(c: Client, token: str | None, query: str, table_id: str, direct: bool, conns):
+    _direct(c).enabled = direct
+    conn = await c.ws().__aenter__()
+    conns.append(conn)
+    assert (await ws_init(conn, token))["type"] == "connection_ack"
+    payload = {"query": query, "variables": {"t": table_id, "a": None}}
+    await conn.send(json.dumps({"id": "w", "type": "subscribe", "payload": payload}))
+    return conn
+
+
+async def _until_finished(conn) -> list[dict[str, Any]]:
+    out = []
+    while True:
+        msg = await ws_next(conn, 10)
+        out.append(msg)
+        event = next(iter(msg["payload"]["data"].values()))
+        if event["type"] == "game.finished":
+            return out
+
+
+async def test_live_events_alike_for_every_viewer(client: Client):
+    t = await open_table(client, humans=2)
+    for query in EVENTS:  # each document once the slow way first
+        await _run(client, None, query, {"t": "no-such-table"}, False)
+    viewers = {"seat 0": t.tokens[0], "seat 1": t.tokens[1], "host": t.host, "spectator": None}
+    conns: list[Any] = []
+    try:
+        pairs = {}
+        runs = _direct(client).runs
+        for who, token in viewers.items():
+            for n, query in enumerate(EVENTS):
+                slow = await _watch(client, token, query, t.table_id, False, conns)
+                fast = await _watch(client, token, query, t.table_id, True, conns)
+                pairs[(who, n)] = (slow, fast)
+        assert _direct(client).runs == runs + len(viewers) * len(EVENTS)
+        _direct(client).enabled = True
+        from support.lucky import play_out
+
+        await play_out(client, t)
+        for (who, n), (slow, fast) in pairs.items():
+            got_slow, got_fast = await _until_finished(slow), await _until_finished(fast)
+            assert got_slow == got_fast, (who, n)
+            assert len(got_fast) > 3
+    finally:
+        for conn in conns:
+            await conn.close()
+
+
+async def test_refused_subscriptions_answer_alike(client: Client):
+    t = await open_table(client, humans=2)
+    for query in EVENTS:
+        for variables in ({"t": "no-such-table"}, {"t": t.table_id, "a": "not-a-cursor"}):
+            slow, fast = await _both(client, t.tokens[0], query, variables)
+            assert slow == fast
+            assert fast[0]["payload"]["errors"][0]["extensions"]["code"] in (
+                "NOT_FOUND",
+                "BAD_INPUT",
+            )
+            assert fast[-1]["type"] == "complete"
+
+
+@pytest.mark.parametrize("store_kind", ["memory"])
+async def test_rate_limited_moves_answer_alike(registry, make_store):
+    settings = make_settings(rate_exempt=(), rate_address=0, rate_token=0.01, rate_token_burst=2)
+    async with serve(settings, registry, make_store()) as c:
+        t = await open_table(c, humans=2)
+        seat, move, _ = await _to_act(c, t)
+        query, _ = MOVES[0]
+        variables = {"t": t.table_id, "m": move}
+        other = t.tokens[1 - seat]
+        for _ in range(2):  # the document checked; the burst spent
+            await _run(c, other, query, variables, False)
+        slow = await _run(c, other, query, variables, False)
+        fast = await _run(c, other, query, variables, True)
+        assert _direct(c).runs == 1
+        seconds = re.compile(r"retry in [0-9.]+ s")
+        assert json.loads(seconds.sub("", json.dumps(slow))) == json.loads(
+            seconds.sub("", json.dumps(fast))
+        )
+        # refused before it runs: one ``error`` message, as for an invalid document
+        assert fast[0]["type"] == "error" and len(fast) == 1
+        assert fast[0]["payload"][0]["extensions"]["code"] == "RATE_LIMITED"
+
+
+def test_which_documents_run_directly(registry):
+    schema = build_schema(registry)._schema
+    for query, name in MOVES:
+        assert isinstance(plan_of(schema, parse(query), name), Plan)
+    for query in EVENTS:
+        assert isinstance(plan_of(schema, parse(query), None), Plan)
+    for query in SLOW:
+        assert plan_of(schema, parse(query), None) is _SLOW, query
+    assert plan_of(schema, parse(MOVES[2][0]), None) is _SLOW  # two operations, no name
+    assert plan_of(schema, parse(MOVES[2][0]), "Other") is _SLOW
