@@ -63,6 +63,13 @@ class Registry:
     plugins: list[PluginInfo] = field(default_factory=list)
     _rule_plugin: dict[str, object] = field(default_factory=dict)
     _rulesets: dict[tuple[str, frozenset[str]], RuleSet] = field(default_factory=dict)
+    _fields: dict[str, str] = field(default_factory=dict)  # MoveInput field -> game id
+
+    def game_of_field(self, name: str | None) -> str | None:
+        """The id of the game whose ``MoveInput`` field is ``name`` (None: no such game)."""
+        if len(self._fields) != len(self.games):
+            self._fields = {camel(g.id): g.id for g in self.games.values()}
+        return self._fields.get(name) if name is not None else None
 
     def rules_of(self, game_id: str) -> list[HouseRuleDef]:
         """The house rules of one game, sorted by id."""

@@ -25,7 +25,7 @@ the two paths message by message (tests/service/api/test_direct.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Final
 
@@ -66,6 +66,8 @@ OBJECTS: Final[dict[str, dict[str, Callable[[Any], Any]]]] = {
 }
 ROOTS: Final = {OperationType.MUTATION: "makeMove", OperationType.SUBSCRIPTION: "tableEvents"}
 CACHE_SIZE: Final = 512
+MEMO_SIZE: Final = 1024  # coerced arguments kept per plan
+_PLAIN: Final = (str, int, float, bool, type(None))
 _SLOW: Final = object()
 
 
@@ -94,6 +96,10 @@ class Plan:
     # Whether the selection reads nothing but the event's own fields (its results are
     # then the same for every viewer who sees the same redacted data: api/fanout.py).
     events_only: bool
+    # Coerced arguments and cost by variables (all plain values): coercion depends on
+    # nothing else, and a game's moves repeat.
+    prepared: dict[Any, tuple[dict[str, Any], int]] = field(default_factory=dict)
+    share: object = field(default_factory=object)  # its results' key on a delivery
 
 
 def _unwrap(tp: Any) -> tuple[Any, bool, bool]:
@@ -233,11 +239,18 @@ class Direct:
         self, plan: Plan, variables: Any, operation_name: str | None
     ) -> tuple[dict[str, Any], int] | None:
         """The root field's coerced arguments and the operation's cost, or None when the
-        slow path must answer
-        (variables or arguments that do not coerce, a cost over the bound): nothing has
-        happened yet."""
+        slow path must answer (variables or arguments that do not coerce, a cost over the
+        bound): nothing has happened yet. The arguments are shared: read them only."""
         if variables is not None and type(variables) is not dict:
             return None
+        memo = None
+        if variables is None or all(type(v) in _PLAIN for v in variables.values()):
+            # with each value's type: True == 1, and 1.0 == 1, yet they coerce apart
+            items = variables.items() if variables else ()
+            memo = (operation_name, tuple((k, type(v), v) for k, v in items))
+            found = plan.prepared.get(memo)
+            if found is not None:
+                return found
         coerced = get_variable_values(
             self.graphql, plan.operation.variable_definitions or (), variables or {}
         )
@@ -249,7 +262,12 @@ class Direct:
             cost = self.checks.cost(self.graphql, plan.document, operation_name, variables)
         except Exception:
             return None
-        return args, cost
+        prepared = (args, cost)
+        if memo is not None:
+            if len(plan.prepared) >= MEMO_SIZE:
+                plan.prepared.clear()
+            plan.prepared[memo] = prepared
+        return prepared
 
     def _error(self, exc: Exception, plan: Plan, located: bool) -> dict[str, Any]:
         if located:
@@ -312,7 +330,7 @@ class Direct:
 
         context = operation.handler.context
         self._count("subscription")
-        share = ("direct", plan.fields)
+        share = plan.share
         try:
             await self.checks.admit(context, cost, False)
         except Exception as exc:

@@ -113,10 +113,7 @@ async def make_move_payload(
     """``makeMove`` with its move as JSON (``{"<game field>": <that game's move>}``)."""
     viewer = await context.viewer()
     game_field, inner = next(iter(as_json.items()), (None, None))
-    game_id = None
-    for g in context.services.registry.games.values():
-        if camel(g.id) == game_field:
-            game_id = g.id
+    game_id = context.services.registry.game_of_field(game_field)
     loaded, events = await context.services.tables.move(
         viewer,
         table_id,

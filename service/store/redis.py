@@ -19,7 +19,8 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from importlib import resources
 from typing import Any, Final, final
 
-from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
+import hiredis
+from redis.asyncio import BlockingConnectionPool, Connection, ConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.backoff import NoBackoff
 from redis.exceptions import ClusterDownError, RedisClusterException, RedisError
@@ -86,6 +87,19 @@ def _record(raw: object) -> IdempotencyRecord:
     d = _json.loads(raw)  # type: ignore[arg-type]
     events = tuple(StoredEvent(**e) for e in d["events"])
     return IdempotencyRecord(d["move_hash"], d["version"], events)
+
+
+class _PackedConnection(Connection):
+    """redis-py's asyncio connection, packing commands with hiredis's C packer (as its
+    synchronous client does) rather than byte by byte in Python."""
+
+    def pack_command(self, *args: Any) -> list[bytes]:
+        if type(args[0]) is str and " " not in args[0]:
+            try:
+                return [hiredis.pack_command(args)]
+            except TypeError:
+                pass  # a value hiredis refuses: redis-py's packer says what is wrong
+        return super().pack_command(*args)
 
 
 @final
@@ -163,9 +177,16 @@ class RedisStore:
         if cluster:
             client = RedisCluster.from_url(url, max_connections=max_connections, **common)
             return cls(client, None, prefix=prefix, timeout=timeout, max_events=max_events)
+        # Every command call is bounded by ``_reach`` already; a socket timeout on top
+        # would arm two more timers per command (a third of the Redis client's CPU).
         pool = BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, timeout=timeout, **common
+            url,
+            max_connections=max_connections,
+            timeout=timeout,
+            **common | {"socket_timeout": None},
         )
+        if pool.connection_class is Connection:
+            pool.connection_class = _PackedConnection
         pubsub_pool = ConnectionPool.from_url(
             url, max_connections=1, client_name="tablestate-pubsub", **common
         )

@@ -244,3 +244,27 @@ def test_which_documents_run_directly(registry):
         assert plan_of(schema, parse(query), None) is _SLOW, query
     assert plan_of(schema, parse(MOVES[2][0]), None) is _SLOW  # two operations, no name
     assert plan_of(schema, parse(MOVES[2][0]), "Other") is _SLOW
+
+
+def test_coerced_arguments_are_kept_by_value_and_type(registry):
+    """Plain variables' coercion is kept per plan; a value equal to another of another type
+    (True == 1) is coerced on its own, and refused as the executor would refuse it."""
+    from service.api.checks import Checks
+    from service.api.direct import Direct
+
+    schema = build_schema(registry)
+    checks = next(e for e in schema.extensions if isinstance(e, type) and issubclass(e, Checks))
+    direct = Direct(schema, checks)
+    query = """mutation($t: ID!, $v: Int, $c: String!) {
+      makeMove(tableId: $t, move: {luckyDraw: {play: {card: $c}}}, expectedVersion: $v) { events { type } }
+    }"""
+    plan = plan_of(schema._schema, parse(query), None)
+    assert isinstance(plan, Plan)
+    first = direct.prepare(plan, {"t": "T", "v": 1, "c": "7A"}, None)
+    assert first is not None and first[0]["expectedVersion"] == 1
+    assert first[0]["move"] == {"luckyDraw": {"play": {"card": "7A"}}}
+    assert direct.prepare(plan, {"t": "T", "v": 1, "c": "7A"}, None) is first  # kept
+    assert direct.prepare(plan, {"t": "T", "v": True, "c": "7A"}, None) is None  # not an Int
+    assert direct.prepare(plan, {"t": "T", "v": 2, "c": None}, None) is None  # String!
+    other = direct.prepare(plan, {"t": "T", "v": 2, "c": "8B"}, None)
+    assert other is not None and other[0]["move"] == {"luckyDraw": {"play": {"card": "8B"}}}
