@@ -11,12 +11,13 @@ import asyncio
 import hashlib
 import json
 import logging
+import math
 import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Final
 
 from service import _json, logs
@@ -47,6 +48,7 @@ log = logging.getLogger("tablestate.tables")
 TABLE_ID_BYTES: Final = 9
 CACHE_SIZE: Final = 2048
 MAX_IDEMPOTENCY_KEY: Final = 200
+SEEDS_KEPT: Final = 4096  # game seeds kept (each is two HMACs to make)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,12 +89,22 @@ class Loaded:
         return list(self.game.legal_moves(self.state, seat, self.rules))
 
 
+_last_iso: tuple[int, str] = (-1, "")
+
+
 def now_iso(clock: Callable[[], float]) -> str:
-    return (
-        datetime.fromtimestamp(clock(), UTC)
-        .isoformat(timespec="milliseconds")
-        .replace("+00:00", "Z")
-    )
+    """The clock's time as ISO 8601 in UTC, to the millisecond (the text of the last
+    millisecond asked for is kept: a busy table service asks several times in one)."""
+    global _last_iso
+    t = clock()
+    ms = math.floor(t * 1000)
+    if _last_iso[0] != ms:
+        seconds, millis = divmod(ms, 1000)
+        _last_iso = (
+            ms,
+            time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z",
+        )
+    return _last_iso[1]
 
 
 def new_table_id() -> str:
@@ -152,6 +164,7 @@ class TableService(TableSocial, BotDriver, TableLife):
         self.metrics = metrics or Metrics()
         self.clock = clock
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
+        self._seeds: dict[tuple[str, str, tuple[str, ...]], bytes] = {}  # game seeds
         # Admission: a move's store timeout runs while it waits for Redis, and an event
         # loop behind on hundreds of moves makes every one of them late. Moves beyond this
         # many wait here instead, where waiting costs no timeout.
@@ -235,8 +248,14 @@ class TableService(TableSocial, BotDriver, TableLife):
         return fairness.server_seed(self.settings.secret, table.id, table.nonce)
 
     def game_seed(self, table: eng.Table) -> bytes:
-        seeds = [table.seats[i].client_seed or "" for i in table.play_order or table.seated()]
-        return fairness.game_seed(self._server_seed(table), seeds)
+        seeds = tuple(table.seats[i].client_seed or "" for i in table.play_order or table.seated())
+        key = (table.id, table.nonce, seeds)
+        found = self._seeds.get(key)
+        if found is None:
+            if len(self._seeds) >= SEEDS_KEPT:
+                self._seeds.clear()
+            found = self._seeds[key] = fairness.game_seed(self._server_seed(table), list(seeds))
+        return found
 
     # -- committing --------------------------------------------------------------
 

@@ -36,7 +36,7 @@ def record(
 ) -> Table:
     """``after`` with what taking back ``seat``'s ``move`` needs (when the option is on)."""
     if not core(before.options, "undo"):
-        return replace(after, undo=None)
+        return after if after.undo is None else replace(after, undo=None)
     why: str | None = None
     if after.chance != before.chance:
         why = "that move drew on chance (a shuffle, a draw or a roll): it stands"

@@ -218,3 +218,20 @@ async def test_moves_beyond_the_admission_bound_wait_their_turn(registry: Regist
             assert (await svc.must_load(tid)).version == before[tid] + 1
     finally:
         await svc.close()
+
+
+def test_now_iso_is_the_clock_to_the_millisecond():
+    import random
+    from datetime import UTC, datetime
+
+    from service.tables import now_iso
+
+    rng = random.Random(7)
+    times = [0.0, 951782400.5, 1764470000.9999] + [rng.uniform(0, 4e9) for _ in range(2000)]
+    for t in sorted(times) + times:  # the kept text is reused only within its millisecond
+        want = datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds")
+        got = now_iso(lambda t=t: t)
+        assert (
+            got == want.replace("+00:00", "Z")
+            or abs(datetime.fromisoformat(got).timestamp() - t) < 0.001
+        ), (t, got, want)
