@@ -23,12 +23,13 @@ import hiredis
 from redis.asyncio import BlockingConnectionPool, Connection, ConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.backoff import NoBackoff
-from redis.exceptions import ClusterDownError, RedisClusterException, RedisError
+from redis.exceptions import ClusterDownError, RedisClusterException, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
 from service import _json
+from service.store._pipe import Pipe
 from service.store._watcher import ClusterWatchers, Watcher
 from service.store.base import (
     LOBBY,
@@ -119,10 +120,12 @@ class RedisStore:
         prefix: str,
         timeout: float,
         max_events: int | None = None,
+        pipe: Pipe | None = None,
     ) -> None:
         if max_events is not None and max_events < 1:
             raise ValueError(f"max_events must be at least 1, not {max_events}")
         self._redis = client
+        self._pipe = pipe  # the commits' own connection (store/_pipe.py), if any
         self._prefix = prefix
         self._timeout = timeout
         self._max_events = max_events
@@ -159,7 +162,8 @@ class RedisStore:
                 node of the cluster).
             prefix: Put before every key, so several deployments (or tests) share a Redis.
             max_connections: Command connections at most, whatever the load; callers
-                wait for a free one (up to ``timeout``).
+                wait for a free one (up to ``timeout``). Commits have one more of their own
+                (``store/_pipe.py``) with a ``redis://`` URL.
             timeout: Seconds any call may take before it raises ``StoreUnavailable``.
             max_events: Keep only the newest events of each table (None: keep all).
             cluster: Redis Cluster: commands go to the node owning each table's slot (a
@@ -195,6 +199,7 @@ class RedisStore:
             Redis(connection_pool=pubsub_pool),
             prefix=prefix,
             timeout=timeout,
+            pipe=Pipe.for_url(url),
             max_events=max_events,
         )
 
@@ -219,6 +224,29 @@ class RedisStore:
                 yield
         except _UNREACHABLE as exc:
             raise StoreUnavailable(f"Redis unreachable: {str(exc) or type(exc).__name__}") from exc
+
+    @staticmethod
+    async def _reading(command: Any, *args: Any, **kwargs: Any) -> Any:
+        """A read-only command, sent again once on a connection that turns out dead: a
+        pooled connection idle since Redis restarted can pass the pool's check and only
+        then meet the closed socket (redis-py lends it, the read finds EOF). Redis never
+        saw the first attempt, and a read is safe to repeat anyway; writes are never
+        repeated here (a lost reply to a commit must not be sent twice)."""
+        try:
+            return await command(*args, **kwargs)
+        except RedisConnectionError:
+            return await command(*args, **kwargs)
+
+    async def _run(self, script: Any, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """A script, down the commits' pipe when there is one."""
+        if self._pipe is None:
+            return await script(keys=keys, args=args)
+        try:
+            return await self._pipe.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except ResponseError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise
+        return await script(keys=keys, args=args)  # redis-py loads it, then runs it
 
     # -- tables -----------------------------------------------------------------------
 
@@ -260,7 +288,7 @@ class RedisStore:
         for event, text in zip(stored, encoded, strict=True):
             args += [event.cursor, text]
         async with self._reach():
-            reply = await self._commit(keys=self._keys(table_id), args=args)
+            reply = await self._run(self._commit, self._keys(table_id), args)
         outcome, current = int(reply[0]), int(reply[1])
         if outcome == _RECORDED:
             return CommitResult(ok=False, version=current, record=_record(reply[2]))
@@ -304,7 +332,9 @@ class RedisStore:
 
     async def load(self, table_id: str) -> tuple[str, int] | None:
         async with self._reach():
-            version, snapshot = await self._redis.hmget(self._keys(table_id)[0], ["v", "snap"])
+            version, snapshot = await self._reading(
+                self._redis.hmget, self._keys(table_id)[0], ["v", "snap"]
+            )
         if version is None or snapshot is None:
             return None
         return _text(snapshot), int(version)
@@ -327,7 +357,7 @@ class RedisStore:
 
     async def idempotency(self, table_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         async with self._reach():
-            raw = await self._redis.hget(self._keys(table_id)[2], f"{seat}:{key}")
+            raw = await self._reading(self._redis.hget, self._keys(table_id)[2], f"{seat}:{key}")
         return None if raw is None else _record(raw)
 
     async def events(
@@ -341,11 +371,11 @@ class RedisStore:
         rows: Any  # replies are typed loosely upstream
         async with self._reach():
             if after is None:
-                rows = await self._redis.xrange(stream, "-", "+", count=limit)
+                rows = await self._reading(self._redis.xrange, stream, "-", "+", count=limit)
             else:
                 # Inclusive of ``after``, which must come back first: a cursor this table
                 # never made, or no longer keeps, has no entry.
-                rows = await self._redis.xrange(stream, after, "+", count=limit + 1)
+                rows = await self._reading(self._redis.xrange, stream, after, "+", count=limit + 1)
         if after is not None:
             if not rows or _text(rows[0][0]) != after:
                 raise BadCursor(f"cursor {after!r} is not one of this table's kept events")
@@ -356,12 +386,14 @@ class RedisStore:
         if n <= 0:
             return ()
         async with self._reach():
-            rows: Any = await self._redis.xrevrange(self._keys(table_id)[1], "+", "-", count=n)
+            rows: Any = await self._reading(
+                self._redis.xrevrange, self._keys(table_id)[1], "+", "-", count=n
+            )
         return _events(reversed(rows))
 
     async def moves(self, table_id: str) -> tuple[str, ...]:
         async with self._reach():
-            entries = await self._redis.lrange(self._keys(table_id)[3], 0, -1)
+            entries = await self._reading(self._redis.lrange, self._keys(table_id)[3], 0, -1)
         return tuple(_text(e) for e in entries)
 
     async def list(
@@ -525,6 +557,8 @@ class RedisStore:
             return False
 
     async def close(self) -> None:
+        if self._pipe is not None:
+            self._pipe.close()
         await self._watcher.close()
         await self._redis.aclose()
         if isinstance(self._redis, Redis):

@@ -1,0 +1,162 @@
+"""One pipelined connection to Redis for the store's hottest command, the commit.
+
+Through redis-py a commit takes a connection from the pool, writes the command, waits for
+its reply on that connection and gives the connection back: a write and a read of its own
+per move, a pool lock, and several awaits of bookkeeping. Here every commit goes down one
+connection: commands made while others await their replies leave together in one write at
+the end of the event loop's turn (a command on an idle connection leaves at once), replies
+come back in order (Redis answers a connection's commands in order) and each is handed to
+the caller that waits for it; one read often brings several. A caller that gives up (its
+store timeout) leaves its place in the queue, so the replies after it still go to their
+own callers.
+
+Only for plain ``redis://`` URLs; the store keeps redis-py for everything else (TLS, unix
+sockets, Redis Cluster, and every other command). Errors are redis-py's: a lost or
+refused connection is ``ConnectionError`` (the store's ``StoreUnavailable``), an error
+reply is ``ResponseError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from typing import Any, Final
+
+import hiredis
+from redis.asyncio.connection import parse_url
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+
+_PLAIN_KEYS: Final = frozenset({"host", "port", "db", "username", "password"})
+
+
+class _Protocol(asyncio.Protocol):
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._reader = hiredis.Reader(replyError=ResponseError)
+        self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
+        self._out: list[bytes] = []
+        self._transport: asyncio.Transport | None = None
+        self.lost: BaseException | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport  # type: ignore[assignment]
+
+    def request(self, packed: bytes) -> asyncio.Future[Any]:
+        if self.lost is not None:
+            raise RedisConnectionError(f"connection to Redis lost: {self.lost}")
+        reply = self._loop.create_future()
+        idle = not self._waiting and not self._out
+        self._waiting.append(reply)
+        if idle and self._transport is not None:
+            self._transport.write(packed)  # nothing to share a write with: send it now
+            return reply
+        if not self._out:
+            self._loop.call_soon(self._flush)
+        self._out.append(packed)
+        return reply
+
+    def _flush(self) -> None:
+        out, self._out = self._out, []
+        if self._transport is not None and self.lost is None and out:
+            self._transport.write(out[0] if len(out) == 1 else b"".join(out))
+
+    def data_received(self, data: bytes) -> None:
+        self._reader.feed(data)
+        while True:
+            try:
+                reply = self._reader.gets()
+            except hiredis.ProtocolError as exc:
+                self._fail(exc)
+                if self._transport is not None:
+                    self._transport.close()
+                return
+            if reply is False:
+                return
+            if not self._waiting:
+                continue  # nothing asked for it (cannot happen: Redis answers each command)
+            waiter = self._waiting.popleft()
+            if waiter.done():
+                continue  # its caller gave up; the reply was still its own
+            if isinstance(reply, ResponseError):
+                waiter.set_exception(reply)
+            else:
+                waiter.set_result(reply)
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self._fail(exc or ConnectionResetError("closed by Redis"))
+
+    def _fail(self, exc: BaseException) -> None:
+        self.lost = exc
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_exception(RedisConnectionError(f"connection to Redis lost: {exc}"))
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+
+class Pipe:
+    """Commands down one connection, replies in order (see the module)."""
+
+    def __init__(
+        self, host: str, port: int, db: int, username: str | None, password: str | None
+    ) -> None:
+        self._address = (host, port)
+        self._hello: list[tuple[Any, ...]] = []
+        if password is not None:
+            self._hello.append(("AUTH", username, password) if username else ("AUTH", password))
+        if db:
+            self._hello.append(("SELECT", db))
+        self._protocol: _Protocol | None = None
+        self._connecting: asyncio.Lock | None = None
+
+    @classmethod
+    def for_url(cls, url: str) -> Pipe | None:
+        """A pipe to the Redis of a plain ``redis://`` URL, else None."""
+        if not url.startswith("redis://"):
+            return None
+        kwargs: dict[str, Any] = dict(parse_url(url))
+        if set(kwargs) - _PLAIN_KEYS:
+            return None  # options this pipe does not implement: redis-py does
+        return cls(
+            str(kwargs.get("host") or "localhost"),
+            int(kwargs.get("port") or 6379),
+            int(kwargs.get("db") or 0),
+            kwargs.get("username"),
+            kwargs.get("password"),
+        )
+
+    async def call(self, *args: Any) -> Any:
+        """Send one command; its reply (bytes, ints, lists as hiredis reads them)."""
+        protocol = self._protocol
+        if protocol is None or protocol.lost is not None:
+            protocol = await self._connect()
+        return await protocol.request(hiredis.pack_command(args))
+
+    async def _connect(self) -> _Protocol:
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            protocol = self._protocol
+            if protocol is not None and protocol.lost is None:
+                return protocol
+            loop = asyncio.get_running_loop()
+            _, protocol = await loop.create_connection(
+                lambda: _Protocol(loop), self._address[0], self._address[1]
+            )
+            try:
+                for command in self._hello:
+                    await protocol.request(hiredis.pack_command(command))
+            except BaseException:
+                protocol.close()
+                raise
+            self._protocol = protocol
+            return protocol
+
+    def close(self) -> None:
+        if self._protocol is not None:
+            self._protocol.close()
+            self._protocol = None
