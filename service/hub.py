@@ -108,6 +108,7 @@ _ANY: Final = (1 << 62, 0)  # an announcement without a usable cursor: past ever
 class _Subscriber:
     queue: asyncio.Queue[Any]
     slow: bool = False
+    seat: int | None = None  # the seat it watches as, if any (its own events come first)
 
 
 @dataclass(eq=False)
@@ -180,7 +181,14 @@ class Hub:
         if feed.last is not None and key <= feed.last:
             return
         feed.last, feed.last_cursor = key, item.event.cursor
+        # The seat that acted hears first: its subscription is the mover's acknowledgement.
+        mover, later = item.event.seat, []
         for sub in list(feed.subscribers):
+            if mover is None or sub.seat != mover:
+                later.append(sub)
+            elif offer(sub, item):
+                self.metrics.inc("tablestate_slow_consumers_total")
+        for sub in later:
             if offer(sub, item):
                 self.metrics.inc("tablestate_slow_consumers_total")
 
@@ -232,14 +240,16 @@ class Hub:
             pass
         self.metrics.set("tablestate_watched_tables", len(self._feeds))
 
-    async def subscribe(self, table_id: str, after: str | None) -> AsyncIterator[Delivery]:
+    async def subscribe(
+        self, table_id: str, after: str | None, seat: int | None = None
+    ) -> AsyncIterator[Delivery]:
         """The table's events after ``after`` (all when None), then live ones, forever.
 
         Raises:
             ApiError: ``BAD_INPUT`` for a bad cursor, ``SLOW_CONSUMER`` when this subscriber
             fell too far behind, ``UNAVAILABLE`` when the store is away.
         """
-        sub = _Subscriber(asyncio.Queue(self.queue_size))
+        sub = _Subscriber(asyncio.Queue(self.queue_size), seat=seat)
         feed: _Feed | None = None
         self._subscribers += 1
         self.metrics.set("tablestate_subscribers", self._subscribers)

@@ -24,6 +24,7 @@ the two paths message by message (tests/service/api/test_direct.py).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -320,6 +321,11 @@ class Direct:
             payload = {"data": {plan.root_key: render(plan.fields, moved)}}
         except Exception as exc:  # located and classified, as graphql-core's
             payload = {"data": None, "errors": [self._error(exc, plan, located=True)]}
+        else:
+            # The move's events are queued for this replica's subscribers (the mover's
+            # first, see Hub._deliver): let them go out before the mover's answer, since
+            # they are what every player's screen shows.
+            await asyncio.sleep(0)
         await _next(operation, payload)
         await _complete(operation)
 

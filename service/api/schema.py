@@ -151,7 +151,7 @@ async def event_stream(
         # A WebSocket resolves its token once; a seat kicked since then is no seat.
         await services.tables.resolve_token(context.token)
     async with services.tables.present(table_id, seat):
-        async for item in services.hub.subscribe(table_id, after):
+        async for item in services.hub.subscribe(table_id, after, seat):
             if visible(item.event, seat):
                 yield TableEvent.delivered(item, table_id, seat, host)
             ev = item.event

@@ -149,3 +149,35 @@ async def test_a_full_queue_leaves_only_the_slow_mark() -> None:
         unless_slow(await sub.queue.get())
     assert err.value.code == "SLOW_CONSUMER"
     assert unless_slow("x") == "x"
+
+
+async def test_the_seat_that_acted_hears_first():
+    """Of a table's subscribers, those watching as the seat that acted get its event
+    first (their tasks run first): the mover's acknowledgement, then everyone else."""
+    store = MemoryStore()
+    hub = Hub(store, Metrics())
+    await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
+    heard: list[tuple[str, str]] = []
+    watchers = {"spectator": None, "seat 0": 0, "seat 1": 1, "seat 1 again": 1}
+    streams = {who: hub.subscribe("t", None, seat) for who, seat in watchers.items()}
+    for stream in streams.values():
+        assert (await anext(stream)).event.cursor == "1-0"
+
+    async def listen(who: str) -> None:
+        async for item in streams[who]:
+            heard.append((item.event.cursor, who))
+
+    tasks = [asyncio.ensure_future(listen(who)) for who in streams]
+    await asyncio.sleep(0.01)
+    for version, seat in ((1, 1), (2, 0), (3, None)):
+        event = NewEvent("moved", "2026-01-01T00:00:00Z", {}, seat=seat)
+        assert (await store.commit("t", version, "{}", META, [event], ttl=60)).ok
+        await asyncio.sleep(0.05)
+    firsts = {cursor: [w for c, w in heard if c == cursor] for cursor in ("2-0", "3-0", "4-0")}
+    assert sorted(firsts["2-0"][:2]) == ["seat 1", "seat 1 again"]
+    assert firsts["3-0"][0] == "seat 0"
+    assert all(len(found) == 4 for found in firsts.values())
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await hub.close()
