@@ -270,7 +270,7 @@ class Direct:
             plan.prepared[memo] = prepared
         return prepared
 
-    def _error(self, exc: Exception, plan: Plan, located: bool) -> dict[str, Any]:
+    def _graphql_error(self, exc: Exception, plan: Plan, located: bool) -> GraphQLError:
         if located:
             error = located_error(exc, [plan.root], [plan.root_key])
         else:
@@ -278,7 +278,10 @@ class Direct:
                 exc if isinstance(exc, GraphQLError) else GraphQLError(str(exc), original_error=exc)
             )
         self.schema.process_errors([error])
-        return error.formatted  # type: ignore[return-value]
+        return error
+
+    def _error(self, exc: Exception, plan: Plan, located: bool) -> dict[str, Any]:
+        return self._graphql_error(exc, plan, located).formatted  # type: ignore[return-value]
 
     def _count(self, kind: str) -> None:
         self.runs += 1
@@ -295,21 +298,19 @@ class Direct:
         else:
             await self._subscription(operation, plan, args, cost)
 
-    async def _mutation(
-        self, operation: Operation[Any, Any], plan: Plan, args: dict[str, Any], cost: int
-    ) -> None:
+    async def move(
+        self, context: Any, plan: Plan, args: dict[str, Any], cost: int
+    ) -> tuple[bool, list[GraphQLError], dict[str, Any] | None]:
+        """Run a prepared ``makeMove``: whether it ran (False: refused before it ran, as
+        the executor refuses an operation its checks stop), its errors (classified), and
+        its data."""
         from service.api.schema import make_move_payload, plain_input
 
-        context = operation.handler.context
         self._count("mutation")
         try:
             await self.checks.admit(context, cost, True)
         except Exception as exc:  # as the slow path: an error before execution
-            await operation.send_operation_message(
-                {"id": operation.id, "type": "error", "payload": [self._error(exc, plan, False)]}
-            )
-            return
-        payload: dict[str, Any]
+            return False, [self._graphql_error(exc, plan, located=False)], None
         try:
             moved = await make_move_payload(
                 context,
@@ -318,15 +319,26 @@ class Direct:
                 args.get("expectedVersion"),
                 args.get("idempotencyKey"),
             )
-            payload = {"data": {plan.root_key: render(plan.fields, moved)}}
+            data = {plan.root_key: render(plan.fields, moved)}
         except Exception as exc:  # located and classified, as graphql-core's
-            payload = {"data": None, "errors": [self._error(exc, plan, located=True)]}
-        else:
-            # The move's events are queued for this replica's subscribers (the mover's
-            # first, see Hub._deliver): let them go out before the mover's answer, since
-            # they are what every player's screen shows.
-            await asyncio.sleep(0)
-        await _next(operation, payload)
+            return True, [self._graphql_error(exc, plan, located=True)], None
+        # The move's events are queued for this replica's subscribers (the mover's first,
+        # see Hub._deliver): let them go out before the mover's answer, since they are
+        # what every player's screen shows.
+        await asyncio.sleep(0)
+        return True, [], data
+
+    async def _mutation(
+        self, operation: Operation[Any, Any], plan: Plan, args: dict[str, Any], cost: int
+    ) -> None:
+        ran, errors, data = await self.move(operation.handler.context, plan, args, cost)
+        formatted = [e.formatted for e in errors]
+        if not ran:
+            await operation.send_operation_message(
+                {"id": operation.id, "type": "error", "payload": formatted}  # type: ignore[typeddict-item]
+            )
+            return
+        await _next(operation, {"data": data, "errors": formatted} if errors else {"data": data})
         await _complete(operation)
 
     async def _subscription(

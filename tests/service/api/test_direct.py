@@ -268,3 +268,59 @@ def test_coerced_arguments_are_kept_by_value_and_type(registry):
     assert direct.prepare(plan, {"t": "T", "v": 2, "c": None}, None) is None  # String!
     other = direct.prepare(plan, {"t": "T", "v": 2, "c": "8B"}, None)
     assert other is not None and other[0]["move"] == {"luckyDraw": {"play": {"card": "8B"}}}
+
+
+async def _post(c: Client, token: str | None, query: str, variables: dict, direct: bool, name=None):
+    """A request over HTTP POST: its status and JSON body."""
+    _direct(c).enabled = direct
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    body = {"query": query, "variables": variables, "operationName": name}
+    r = await c.http.post("/graphql", json=body, headers=headers)
+    return r.status_code, r.json()
+
+
+async def test_moves_over_http_answer_alike(client: Client):
+    """Over HTTP POST too: refusals alike, and a move made directly answers as its replay
+    through the executor (by its idempotency key)."""
+    t = await open_table(client, humans=2)
+    seat, move, version = await _to_act(client, t)
+    for query, name in MOVES:
+        variables = {"t": t.table_id, "m": move}
+        slow = await _post(client, t.tokens[1 - seat], query, variables, False, name)
+        runs = _direct(client).runs
+        fast = await _post(client, t.tokens[1 - seat], query, variables, True, name)
+        assert _direct(client).runs == runs + 1
+        assert slow == fast and fast[1]["data"] is None
+        assert fast[1]["errors"][0]["extensions"]["code"]
+    for i in range(6):
+        seat, move, version = await _to_act(client, t)
+        query, name = MOVES[i % len(MOVES)]
+        variables = {"t": t.table_id, "m": move, "k": f"http-{i}", "v": version}
+        first = await _post(client, t.tokens[seat], query, variables, i % 2 == 0, name)
+        again = await _post(client, t.tokens[seat], query, variables, i % 2 == 1, name)
+        assert first == again and first[0] == 200 and "errors" not in first[1], first
+    # a GET may not mutate, directly or not
+    _direct(client).enabled = True
+    r = await client.http.get("/graphql", params={"query": MOVES[0][0]})
+    assert r.status_code >= 400
+
+
+@pytest.mark.parametrize("store_kind", ["memory"])
+async def test_rate_limited_moves_over_http_answer_alike(registry, make_store):
+    settings = make_settings(rate_exempt=(), rate_address=0, rate_token=0.01, rate_token_burst=2)
+    async with serve(settings, registry, make_store()) as c:
+        t = await open_table(c, humans=2)
+        seat, move, _ = await _to_act(c, t)
+        query, _ = MOVES[0]
+        variables = {"t": t.table_id, "m": move}
+        other = t.tokens[1 - seat]
+        for _ in range(2):
+            await _post(c, other, query, variables, False)
+        slow = await _post(c, other, query, variables, False)
+        fast = await _post(c, other, query, variables, True)
+        assert _direct(c).runs == 1
+        seconds = re.compile(r"retry in [0-9.]+ s")
+        assert json.loads(seconds.sub("", json.dumps(slow))) == json.loads(
+            seconds.sub("", json.dumps(fast))
+        )
+        assert fast[1]["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
