@@ -1,4 +1,5 @@
-"""The hottest operations over graphql-transport-ws, run without the per-operation machinery.
+"""The hottest operations, run without the per-operation machinery: ``makeMove`` over
+graphql-transport-ws and HTTP POST, ``tableEvents`` over graphql-transport-ws.
 
 Every move of a game is a ``makeMove`` mutation and every live event a ``tableEvents``
 result; on a WebSocket both went through Strawberry's streaming execution: extension hooks
