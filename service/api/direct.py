@@ -134,8 +134,7 @@ def _selection(parent: GraphQLObjectType, node: FieldNode) -> tuple[Field, ...] 
             return None
         keys.add(key)
         if name == "__typename":
-            type_name = parent.name
-            fields.append(Field(key, lambda _o, n=type_name: n, str, None, False, True))
+            fields.append(Field(key, _constant(parent.name), str, None, False, True))
             continue
         definition = parent.fields.get(name)
         if definition is None:
@@ -153,6 +152,10 @@ def _selection(parent: GraphQLObjectType, node: FieldNode) -> tuple[Field, ...] 
             return None
         fields.append(Field(key, reader, None, inner, is_list, non_null))
     return tuple(fields)
+
+
+def _constant(value: str) -> Callable[[Any], str]:
+    return lambda _obj: value
 
 
 def plan_of(schema: GraphQLSchema, document: DocumentNode, operation_name: str | None) -> Any:
@@ -235,7 +238,7 @@ class Direct:
             if len(self._plans) >= CACHE_SIZE:
                 self._plans.clear()
             self._plans[key] = found
-        return None if found is _SLOW else found  # type: ignore[no-any-return]
+        return found if isinstance(found, Plan) else None
 
     def prepare(
         self, plan: Plan, variables: Any, operation_name: str | None
@@ -377,7 +380,8 @@ class Direct:
 
 
 async def _next(operation: Operation[Any, Any], payload: dict[str, Any]) -> None:
-    await operation.send_operation_message({"id": operation.id, "type": "next", "payload": payload})  # type: ignore[typeddict-item]
+    message: Any = {"id": operation.id, "type": "next", "payload": payload}
+    await operation.send_operation_message(message)
 
 
 async def _complete(operation: Operation[Any, Any]) -> None:
