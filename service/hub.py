@@ -182,13 +182,12 @@ class Hub:
             return
         feed.last, feed.last_cursor = key, item.event.cursor
         # The seat that acted hears first: its subscription is the mover's acknowledgement.
-        mover, later = item.event.seat, []
-        for sub in list(feed.subscribers):
-            if mover is None or sub.seat != mover:
-                later.append(sub)
-            elif offer(sub, item):
-                self.metrics.inc("tablestate_slow_consumers_total")
-        for sub in later:
+        subscribers, mover = list(feed.subscribers), item.event.seat
+        if mover is not None:
+            movers = [sub for sub in subscribers if sub.seat == mover]
+            if movers:
+                subscribers = movers + [sub for sub in subscribers if sub.seat != mover]
+        for sub in subscribers:
             if offer(sub, item):
                 self.metrics.inc("tablestate_slow_consumers_total")
 

@@ -6,7 +6,7 @@ No ``from __future__ import annotations``: the classes below are built inside a 
 
 import enum
 import json
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any
 
 import strawberry
@@ -46,6 +46,7 @@ from service.lobby import LobbyHub
 from service.metrics import Metrics
 from service.plugins import Registry, camel, pascal
 from service.store.base import BadCursor, cursor_key
+from service.tables import Loaded
 
 Info = strawberry.Info[Context, None]
 MAX_OPTIONS_BYTES = 16_384
@@ -166,6 +167,15 @@ async def event_stream(
                 now = await services.tables.resolve_token(context.token)
                 if now is None or now.table_id != table_id or now.seat != seat:
                     raise ApiError("UNAUTHENTICATED", "this token no longer holds its seat")
+
+
+async def as_caller(
+    info: Info, table_id: strawberry.ID, op: Callable[[Any, str], Awaitable[Loaded]]
+) -> TableType:
+    """Run a table operation as the caller (``op(viewer, table_id)``): the table after it,
+    as the caller sees it."""
+    loaded = await op(await info.context.viewer(), str(table_id))
+    return table_of(loaded, await info.context.seat_at(str(table_id)))
 
 
 def _raw_make_move(
@@ -328,9 +338,8 @@ def build_schema(
         async def add_bot(
             self, info: Info, table_id: strawberry.ID, seat: int | None = None
         ) -> TableType:
-            viewer = await info.context.viewer()
-            loaded = await info.context.services.tables.add_bot(viewer, str(table_id), seat)
-            return table_of(loaded, await info.context.seat_at(str(table_id)))
+            tables = info.context.services.tables
+            return await as_caller(info, table_id, lambda v, t: tables.add_bot(v, t, seat))
 
         @strawberry.mutation(
             description="Leave your seat. OPEN: the seat empties. PLAYING: a bot takes it, at "
@@ -345,17 +354,14 @@ def build_schema(
         async def set_house_rule(
             self, info: Info, table_id: strawberry.ID, rule_id: strawberry.ID, enabled: bool
         ) -> TableType:
-            viewer = await info.context.viewer()
-            loaded = await info.context.services.tables.set_rule(
-                viewer, str(table_id), str(rule_id), enabled
+            tables = info.context.services.tables
+            return await as_caller(
+                info, table_id, lambda v, t: tables.set_rule(v, t, str(rule_id), enabled)
             )
-            return table_of(loaded, await info.context.seat_at(str(table_id)))
 
         @strawberry.mutation(description="Deal and start playing (host only).")
         async def start_game(self, info: Info, table_id: strawberry.ID) -> TableType:
-            viewer = await info.context.viewer()
-            loaded = await info.context.services.tables.start(viewer, str(table_id))
-            return table_of(loaded, await info.context.seat_at(str(table_id)))
+            return await as_caller(info, table_id, info.context.services.tables.start)
 
         @strawberry.mutation(
             description="New options for the table, checked like createTable's "
@@ -364,27 +370,24 @@ def build_schema(
         async def set_options(
             self, info: Info, table_id: strawberry.ID, options: JSON
         ) -> TableType:
-            viewer = await info.context.viewer()
+            await info.context.viewer()  # a bad token is refused before anything else
             if len(json.dumps(options)) > MAX_OPTIONS_BYTES:
                 raise ApiError("BAD_INPUT", "options are too large")
-            loaded = await info.context.services.tables.set_options(viewer, str(table_id), options)
-            return table_of(loaded, await info.context.seat_at(str(table_id)))
+            tables = info.context.services.tables
+            return await as_caller(info, table_id, lambda v, t: tables.set_options(v, t, options))
 
         @strawberry.mutation(
             description="Empty a taken seat; its token stops working (host only, OPEN only)."
         )
         async def kick_seat(self, info: Info, table_id: strawberry.ID, seat: int) -> TableType:
-            viewer = await info.context.viewer()
-            loaded = await info.context.services.tables.kick(viewer, str(table_id), seat)
-            return table_of(loaded, await info.context.seat_at(str(table_id)))
+            tables = info.context.services.tables
+            return await as_caller(info, table_id, lambda v, t: tables.kick(v, t, seat))
 
         @strawberry.mutation(
             description="End an OPEN or PLAYING table with no result: CANCELLED (host only)."
         )
         async def cancel_table(self, info: Info, table_id: strawberry.ID) -> TableType:
-            viewer = await info.context.viewer()
-            loaded = await info.context.services.tables.cancel(viewer, str(table_id))
-            return table_of(loaded, await info.context.seat_at(str(table_id)))
+            return await as_caller(info, table_id, info.context.services.tables.cancel)
 
         @strawberry.mutation(
             description="Open the rematch of a FINISHED table (a seat or the host), once: "

@@ -234,3 +234,32 @@ async def test_after_a_restart_no_stale_connection_fails_a_request(
             assert await store.load(table_id) is None  # no AOF: the table is gone, no error
     finally:
         server.stop()
+
+
+async def test_a_read_is_sent_again_once_on_a_dead_connection() -> None:
+    """``_reading``: a read that meets a dead connection is sent once more (a fresh
+    connection answers it); a second failure, and any other error, is the caller's."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import ResponseError
+
+    calls: list[str] = []
+
+    def flaky(failures: int, error: type[Exception] = RedisConnectionError):
+        async def command(key: str) -> str:
+            calls.append(key)
+            if len(calls) <= failures:
+                raise error("Connection closed by server.")
+            return f"value of {key}"
+
+        return command
+
+    assert await RedisStore._reading(flaky(1), "k") == "value of k"
+    assert calls == ["k", "k"]
+    calls.clear()
+    with pytest.raises(RedisConnectionError):
+        await RedisStore._reading(flaky(2), "k")
+    assert len(calls) == 2
+    calls.clear()
+    with pytest.raises(ResponseError):
+        await RedisStore._reading(flaky(1, ResponseError), "k")
+    assert calls == ["k"]

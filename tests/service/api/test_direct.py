@@ -211,29 +211,6 @@ async def test_refused_subscriptions_answer_alike(client: Client):
             assert fast[-1]["type"] == "complete"
 
 
-@pytest.mark.parametrize("store_kind", ["memory"])
-async def test_rate_limited_moves_answer_alike(registry, make_store):
-    settings = make_settings(rate_exempt=(), rate_address=0, rate_token=0.01, rate_token_burst=2)
-    async with serve(settings, registry, make_store()) as c:
-        t = await open_table(c, humans=2)
-        seat, move, _ = await _to_act(c, t)
-        query, _ = MOVES[0]
-        variables = {"t": t.table_id, "m": move}
-        other = t.tokens[1 - seat]
-        for _ in range(2):  # the document checked; the burst spent
-            await _run(c, other, query, variables, False)
-        slow = await _run(c, other, query, variables, False)
-        fast = await _run(c, other, query, variables, True)
-        assert _direct(c).runs == 1
-        seconds = re.compile(r"retry in [0-9.]+ s")
-        assert json.loads(seconds.sub("", json.dumps(slow))) == json.loads(
-            seconds.sub("", json.dumps(fast))
-        )
-        # refused before it runs: one ``error`` message, as for an invalid document
-        assert fast[0]["type"] == "error" and len(fast) == 1
-        assert fast[0]["payload"][0]["extensions"]["code"] == "RATE_LIMITED"
-
-
 def test_which_documents_run_directly(registry):
     schema = build_schema(registry)._schema
     for query, name in MOVES:
@@ -306,21 +283,27 @@ async def test_moves_over_http_answer_alike(client: Client):
 
 
 @pytest.mark.parametrize("store_kind", ["memory"])
-async def test_rate_limited_moves_over_http_answer_alike(registry, make_store):
+@pytest.mark.parametrize("transport", ["ws", "http"])
+async def test_rate_limited_moves_answer_alike(registry, make_store, transport):
     settings = make_settings(rate_exempt=(), rate_address=0, rate_token=0.01, rate_token_burst=2)
+    send = _run if transport == "ws" else _post
     async with serve(settings, registry, make_store()) as c:
         t = await open_table(c, humans=2)
         seat, move, _ = await _to_act(c, t)
         query, _ = MOVES[0]
         variables = {"t": t.table_id, "m": move}
         other = t.tokens[1 - seat]
-        for _ in range(2):
-            await _post(c, other, query, variables, False)
-        slow = await _post(c, other, query, variables, False)
-        fast = await _post(c, other, query, variables, True)
+        for _ in range(2):  # the document checked; the burst spent
+            await send(c, other, query, variables, False)
+        slow = await send(c, other, query, variables, False)
+        fast = await send(c, other, query, variables, True)
         assert _direct(c).runs == 1
         seconds = re.compile(r"retry in [0-9.]+ s")
         assert json.loads(seconds.sub("", json.dumps(slow))) == json.loads(
             seconds.sub("", json.dumps(fast))
         )
-        assert fast[1]["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
+        if transport == "ws":  # refused before it runs: one ``error`` message
+            assert fast[0]["type"] == "error" and len(fast) == 1
+            assert fast[0]["payload"][0]["extensions"]["code"] == "RATE_LIMITED"
+        else:
+            assert fast[1]["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
