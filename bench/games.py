@@ -44,7 +44,7 @@ from redis.asyncio import Redis  # noqa: E402
 from service.engine.rng import Rng  # noqa: E402
 from service.plugins import Registry, load  # noqa: E402
 from service.store.redis import RedisStore  # noqa: E402
-from service.tables import TableService, Viewer  # noqa: E402
+from service.tables import TableService  # noqa: E402
 from service.testing import GameDriver  # noqa: E402
 
 # Seats per game: a usual table of each.
@@ -106,7 +106,8 @@ async def redis_figures(
         for i in range(seats):
             _, seat, token = await service.join(None, table_id, f"p{i}", None, None)
             tokens[seat] = token
-        await service.start(await service.resolve_token(host_token), table_id)
+        await service.start(await service.authenticate(host_token), table_id)
+        callers = {seat: await service.authenticate(token) for seat, token in tokens.items()}
         keys = store._keys(table_id)[:4]  # the snapshot hash, events, idempotency, move log
         series: list[dict[str, int]] = [await _usage(redis, keys)]
         rng = Rng(b"bench-redis-bot")
@@ -117,8 +118,7 @@ async def redis_figures(
                 break
             seat = cur.to_act()[0]
             move = dict(cur.game.bot(cur.state, seat, rng, cur.rules))
-            viewer = Viewer(table_id, seat, False)
-            await service.move(viewer, table_id, game_id, move)
+            await service.move(callers[seat], table_id, game_id, move)
             moves += 1
             series.append(await _usage(redis, keys))
         final = await service.must_load(table_id)

@@ -6,20 +6,25 @@ the last cursor it holds, and hands each subscriber the same event object (redac
 cached per audience on the delivery). A subscriber replays from its own cursor, then takes
 live events, dropping any it already had: in order, no gap, no duplicate. A subscriber
 whose bounded queue fills is dropped with ``SLOW_CONSUMER``.
+
+Each event comes with the newest table the feed knows, at the event's version or later, so
+that the subscriber can ask its rights at it (``service/engine/rights.py``): a table this
+replica committed comes with its commit; otherwise the feed reads the table after the
+events it fetched.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
+from service.engine.rights import redact
 from service.errors import ApiError
 from service.metrics import Metrics
 from service.store.base import (
-    SPECTATORS,
     BadCursor,
     StateStore,
     StoredEvent,
@@ -51,20 +56,14 @@ class Delivery:
         return found
 
 
-def redact(event: StoredEvent, seat: int | None) -> dict[str, Any]:
-    """The public part, plus ``private``: the viewer's own private part, if any."""
-    if seat is None:
-        return event.data
-    own = event.private.get(str(seat))
-    if own is None:
-        return event.data
-    return {**event.data, "private": own}
+class Versioned(Protocol):
+    """A table as the hub passes it on: only its version matters here."""
+
+    @property
+    def version(self) -> int: ...
 
 
-def visible(event: StoredEvent, seat: int | None) -> bool:
-    """Whether ``seat`` (None: a viewer without a seat) may see the event at all; every
-    path to a viewer (queries, subscriptions) asks this before ``redact``."""
-    return event.audience is None or (event.audience == SPECTATORS and seat is None)
+Loader = Callable[[str], Awaitable["Versioned | None"]]
 
 
 _SLOW: Final = object()
@@ -109,6 +108,10 @@ class _Subscriber:
     queue: asyncio.Queue[Any]
     slow: bool = False
     seat: int | None = None  # the seat it watches as, if any (its own events come first)
+    follows: bool = False  # it asks its rights at every event: it needs the table
+
+
+_GONE: Final = object()  # the table was not found after a fetch
 
 
 @dataclass(eq=False)
@@ -122,17 +125,32 @@ class _Feed:
     # The newest cursor announced by the store (``_ANY``: unknown, fetch whatever is new).
     announced: tuple[int, int] | None = None
     task: asyncio.Task[None] | None = None
+    # The newest table known (at the version of the last event delivered, or later; None:
+    # not read yet), and how many subscribers need it.
+    table: Any = None
+    followers: int = 0
+
+    def learn(self, table: Any) -> None:
+        """Keep ``table`` if it is newer than the one held (``_GONE``: the table is gone)."""
+        held = self.table
+        if table is _GONE or held is None or held is _GONE or table.version >= held.version:
+            self.table = table
 
 
 class Hub:
     """Fan-out of table events to this replica's subscribers."""
 
     def __init__(
-        self, store: StateStore, metrics: Metrics | None = None, queue_size: int = 256
+        self,
+        store: StateStore,
+        metrics: Metrics | None = None,
+        queue_size: int = 256,
+        load: Loader | None = None,
     ) -> None:
         self.store = store
         self.metrics = metrics or Metrics()
         self.queue_size = queue_size
+        self.load = load  # reads a table (the subscribers' rights are asked at it)
         self._feeds: dict[str, _Feed] = {}
         self._subscribers = 0
         store.set_listener(self._announce)
@@ -165,11 +183,13 @@ class Hub:
             try:
                 while True:
                     batch = await self.store.events(feed.table_id, feed.last_cursor, FETCH_BATCH)
+                    if batch and feed.followers:
+                        await self._read_table(feed)
                     for event in batch:
                         self._deliver(feed, Delivery(event))
                     if len(batch) < FETCH_BATCH:
                         break
-            except (StoreUnavailable, BadCursor) as exc:
+            except (StoreUnavailable, BadCursor, ApiError) as exc:
                 log.warning("feed fetch failed, retrying: %s", exc)
                 await asyncio.sleep(0.2)
                 feed.wake.set()
@@ -191,11 +211,26 @@ class Hub:
             if offer(sub, item):
                 self.metrics.inc("tablestate_slow_consumers_total")
 
-    def local_commit(self, table_id: str, events: tuple[StoredEvent, ...]) -> None:
-        """Events this replica just committed: deliver at once when they follow what the
-        feed holds (else wake the feed to fetch)."""
+    async def _read_table(self, feed: _Feed) -> None:
+        """Read the table after events were fetched: it is at their version or later."""
+        if self.load is None:
+            return
+        found = await self.load(feed.table_id)
+        feed.learn(found if found is not None else _GONE)
+
+    def local_commit(
+        self, table_id: str, events: tuple[StoredEvent, ...], table: Versioned | None = None
+    ) -> None:
+        """Events this replica just committed, and the table at their version (None: not
+        known): deliver at once when they follow what the feed holds (else wake the feed
+        to fetch)."""
         feed = self._feeds.get(table_id)
         if feed is None or not events:
+            return
+        if table is not None and table.version >= events[-1].version:
+            feed.learn(table)
+        elif feed.followers:
+            feed.wake.set()  # the fetch reads the table at these events' version
             return
         first = cursor_key(events[0].cursor)
         if feed.last is not None and first[1] == 0 and first[0] == feed.last[0] + 1:
@@ -240,28 +275,34 @@ class Hub:
         self.metrics.set("tablestate_watched_tables", len(self._feeds))
 
     async def subscribe(
-        self, table_id: str, after: str | None, seat: int | None = None
-    ) -> AsyncIterator[Delivery]:
-        """The table's events after ``after`` (all when None), then live ones, forever.
+        self, table_id: str, after: str | None, seat: int | None = None, follows: bool = False
+    ) -> AsyncIterator[tuple[Delivery, Any]]:
+        """The table's events after ``after`` (all when None), then live ones, forever;
+        each with the newest table known then (at its version or later; None when the
+        subscription does not ``follow`` the table, or the table is gone).
 
         Raises:
             ApiError: ``BAD_INPUT`` for a bad cursor, ``SLOW_CONSUMER`` when this subscriber
             fell too far behind, ``UNAVAILABLE`` when the store is away.
         """
-        sub = _Subscriber(asyncio.Queue(self.queue_size), seat=seat)
+        sub = _Subscriber(asyncio.Queue(self.queue_size), seat=seat, follows=follows)
         feed: _Feed | None = None
         self._subscribers += 1
         self.metrics.set("tablestate_subscribers", self._subscribers)
         try:
             feed = await self._open(table_id)
             feed.subscribers.add(sub)
+            if follows:
+                feed.followers += 1
             seen = cursor_key(after) if after is not None else None
             cursor = after
             while True:
                 batch = await self.store.events(table_id, cursor, FETCH_BATCH)
+                if batch and follows:
+                    await self._read_table(feed)
                 for event in batch:
                     seen, cursor = cursor_key(event.cursor), event.cursor
-                    yield Delivery(event)
+                    yield Delivery(event), _table(feed, follows)
                 if len(batch) < FETCH_BATCH:
                     break
             while True:
@@ -271,7 +312,7 @@ class Hub:
                     continue
                 seen = key
                 self.metrics.inc("tablestate_events_delivered_total")
-                yield item
+                yield item, _table(feed, follows)
         except BadCursor as exc:
             raise ApiError("BAD_INPUT", str(exc)) from exc
         except StoreUnavailable as exc:
@@ -280,6 +321,8 @@ class Hub:
             self._subscribers -= 1
             self.metrics.set("tablestate_subscribers", self._subscribers)
             if feed is not None:
+                if sub in feed.subscribers and follows:
+                    feed.followers -= 1
                 feed.subscribers.discard(sub)
                 await asyncio.shield(self._close_feed(feed))
 
@@ -288,3 +331,7 @@ class Hub:
             if feed.task is not None:
                 feed.task.cancel()
         self._feeds.clear()
+
+
+def _table(feed: _Feed, follows: bool) -> Any:
+    return feed.table if follows and feed.table is not _GONE else None

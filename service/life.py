@@ -11,7 +11,6 @@ special. The pure rules of it are in ``service/engine/clock.py``, ``seating.py``
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import secrets
@@ -22,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 from service.engine import clock, seating, undo
 from service.engine import table as eng
 from service.engine.game import Event, Move, Outcome, Rejected
+from service.engine.rights import Credential, token_hash
 from service.errors import ApiError
 from service.store.base import StoredEvent, StoreUnavailable
 
 if TYPE_CHECKING:
-    from service.tables import Loaded, TableService, Viewer
+    from service.tables import Loaded, TableService
 
 log = logging.getLogger("tablestate.life")
 
@@ -168,24 +168,13 @@ class TableLife:
 
     # -- operations -------------------------------------------------------------------
 
-    async def _seated(
-        self: TableService, viewer: Viewer | None, table_id: str, what: str
-    ) -> tuple[Loaded, int]:
-        """The table and the viewer's seat at it, refused in DESIGN.md's order."""
-        if viewer is None:
-            raise ApiError("UNAUTHENTICATED", f"{what} needs a seat token")
-        loaded = await self.must_load(table_id)
-        if viewer.table_id != table_id or viewer.seat is None:
-            raise ApiError("FORBIDDEN", f"only a seated player may {what}")
-        return loaded, viewer.seat
-
     async def undo(
-        self: TableService, viewer: Viewer | None, table_id: str
+        self: TableService, caller: Credential | None, table_id: str
     ) -> tuple[Loaded, tuple[StoredEvent, ...]]:
-        """Take back the viewer's last move (``undoMove``)."""
-        loaded, seat = await self._seated(viewer, table_id, "undo")
+        """Take back the caller's last move (``undoMove``)."""
+        loaded, seat = await self.seated(caller, table_id, "undo")
 
-        def op(cur: Loaded) -> Any:
+        def step(cur: Loaded, seat: int) -> Any:
             out = undo.take_back(cur.table, seat=seat, at=self._at())
             if isinstance(out, Rejected):
                 return out
@@ -194,7 +183,7 @@ class TableLife:
 
         done, events, _ = await self._mutate(
             table_id,
-            op,
+            self.seat_op(caller, seat, "undo", step),
             kind="undo",
             log_entry=lambda cur: json.dumps({"seat": seat, "undo": True}),
             loaded=loaded,
@@ -202,27 +191,28 @@ class TableLife:
         )
         return done, events
 
-    async def rejoin(self: TableService, viewer: Viewer | None, table_id: str) -> Loaded:
+    async def rejoin(self: TableService, caller: Credential | None, table_id: str) -> Loaded:
         """Come back to a seat left within its grace period, with the same token."""
-        loaded, seat = await self._seated(viewer, table_id, "rejoin")
+        loaded, seat = await self.seated(caller, table_id, "rejoin")
 
-        def op(cur: Loaded) -> Any:
+        def step(cur: Loaded, seat: int) -> Any:
             out = seating.rejoin(cur.table, seat=seat, at=self._at())
             if isinstance(out, Rejected):
                 return out
             return out[0], cur.state, out[1], None
 
+        op = self.seat_op(caller, seat, "rejoin", step)
         done, _, _ = await self._mutate(table_id, op, kind="rejoin", loaded=loaded)
         return done
 
     async def replace_seat(
-        self: TableService, viewer: Viewer | None, table_id: str, seat: int, name: str
+        self: TableService, caller: Credential | None, table_id: str, seat: int, name: str
     ) -> tuple[Loaded, str]:
         """The host hands ``seat`` to a new player: a fresh token, the old one refused."""
         token = f"{table_id}.{secrets.token_urlsafe(32)}"
-        digest = _hash(token)
-        done = await self._host_op(
-            viewer,
+        digest = token_hash(token)
+        done = await self.host_op(
+            caller,
             table_id,
             lambda cur: seating.replace_player(
                 cur.table, seat=seat, name=name, token_hash=digest, at=self._at()
@@ -230,7 +220,3 @@ class TableLife:
             "replace",
         )
         return done, token
-
-
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()

@@ -26,6 +26,7 @@ from service.engine import fairness
 from service.engine import lobby as lobby_rules
 from service.engine import table as eng
 from service.engine.game import Rejected
+from service.engine.rights import ELSEWHERE, Credential, known_check, rights, token_hash
 from service.errors import ApiError
 from service.store.base import (
     SPECTATORS,
@@ -37,7 +38,7 @@ from service.store.base import (
 )
 
 if TYPE_CHECKING:
-    from service.tables import Loaded, TableService, Viewer
+    from service.tables import Loaded, TableService
 
 log = logging.getLogger("tablestate.social")
 
@@ -71,17 +72,22 @@ class TableSocial:
 
     # -- appends (chat, presence) -------------------------------------------------
 
-    async def _say(self: TableService, table_id: str, event: NewEvent) -> StoredEvent:
+    async def _say(
+        self: TableService, table_id: str, event: NewEvent, table: eng.Table | None = None
+    ) -> StoredEvent:
+        """Append an event at the table's version (``table``: the table as loaded for it,
+        handed to the fan-out when the event is at its version)."""
         stored = await self._store_call(self.store.append(table_id, [event]))
         if not stored:
             raise ApiError("NOT_FOUND", "no such table")
         if self.on_commit is not None:
-            self.on_commit(table_id, stored)
+            same = table is not None and table.version == stored[-1].version
+            self.on_commit(table_id, stored, table if same else None)
         return stored[0]  # type: ignore[no-any-return]
 
     async def chat(
         self: TableService,
-        viewer: Viewer | None,
+        caller: Credential | None,
         table_id: str,
         text: str,
         name: str | None,
@@ -90,15 +96,19 @@ class TableSocial:
         """A chat message: seats' to everyone, others' (spectators, a host without a seat)
         to viewers without a seat only."""
         loaded = await self.must_load(table_id)
-        if viewer is not None and viewer.table_id != table_id:
+        held = rights(caller, loaded.table)
+        if held.standing == ELSEWHERE:
             raise ApiError("FORBIDDEN", "this token is for another table")
+        refused = known_check(held)
+        if refused is not None:
+            raise ApiError(refused.code, refused.reason)
         clean = chat_rules.clean_text(text)
         if clean is None:
             raise ApiError(
                 "BAD_INPUT",
                 f"a message is 1 to {chat_rules.MAX_CHAT} characters, without control characters",
             )
-        seat = viewer.seat if viewer is not None else None
+        seat = held.seat
         data: dict[str, Any] = {"text": clean}
         if seat is not None:
             data["name"] = loaded.table.seats[seat].name
@@ -111,7 +121,7 @@ class TableSocial:
                     "printable characters",
                 )  # fmt: skip
             data["name"] = who
-            if viewer is not None:  # the host, without a seat
+            if held.host:  # the host, without a seat
                 data["host"] = True
                 key = "host"
             else:
@@ -126,7 +136,7 @@ class TableSocial:
             if wait > 0:
                 raise ApiError("RATE_LIMITED", f"too many messages; retry in {wait:.2f} s")
         event = NewEvent(kind, self._now(), data, seat, {}, audience)
-        return await self._say(table_id, event)
+        return await self._say(table_id, event, loaded.table)
 
     def _now(self: TableService) -> str:
         from service.tables import now_iso
@@ -168,7 +178,7 @@ class TableSocial:
             # A table that has ended records no more comings and goings.
             if loaded is not None and loaded.table.status in (eng.OPEN, eng.PLAYING):
                 kind = "seat.connected" if on else "seat.away"
-                await self._say(table_id, NewEvent(kind, self._now(), {}, seat))
+                await self._say(table_id, NewEvent(kind, self._now(), {}, seat), loaded.table)
         except (StoreUnavailable, ApiError) as exc:
             log.warning("presence of a seat not recorded: %s", exc)
 
@@ -209,10 +219,10 @@ class TableSocial:
     # -- host operations ----------------------------------------------------------
 
     async def set_options(
-        self: TableService, viewer: Viewer | None, table_id: str, options: Any
+        self: TableService, caller: Credential | None, table_id: str, options: Any
     ) -> Loaded:
-        return await self._host_op(
-            viewer,
+        return await self.host_op(
+            caller,
             table_id,
             lambda cur: lobby_rules.set_options(
                 cur.table, game=cur.game, options=options, now=self._now()
@@ -220,17 +230,19 @@ class TableSocial:
             "options",
         )
 
-    async def kick(self: TableService, viewer: Viewer | None, table_id: str, seat: int) -> Loaded:
-        return await self._host_op(
-            viewer,
+    async def kick(
+        self: TableService, caller: Credential | None, table_id: str, seat: int
+    ) -> Loaded:
+        return await self.host_op(
+            caller,
             table_id,
             lambda cur: lobby_rules.kick(cur.table, seat=seat, now=self._now()),
             "kick",
         )
 
-    async def cancel(self: TableService, viewer: Viewer | None, table_id: str) -> Loaded:
-        return await self._host_op(
-            viewer,
+    async def cancel(self: TableService, caller: Credential | None, table_id: str) -> Loaded:
+        return await self.host_op(
+            caller,
             table_id,
             lambda cur: lobby_rules.cancel(
                 cur.table, seed=self._server_seed(cur.table).hex(), now=self._now()
@@ -251,15 +263,19 @@ class TableSocial:
         return f"{table_id}.{base64.urlsafe_b64encode(raw).decode().rstrip('=')}"
 
     async def rematch(
-        self: TableService, viewer: Viewer | None, table_id: str
+        self: TableService, caller: Credential | None, table_id: str
     ) -> tuple[Loaded, int | None, str | None, str | None]:
         """Open (once) the rematch of a FINISHED table; the new table, the caller's seat at
         it, its seat token and (for the host) the new host token."""
-        if viewer is None:
+        if caller is None:
             raise ApiError("UNAUTHENTICATED", "a rematch needs a seat's or the host's token")
         old = await self.must_load(table_id)
-        if viewer.table_id != table_id:
+        held = rights(caller, old.table)
+        if held.standing == ELSEWHERE:
             raise ApiError("FORBIDDEN", "this token is for another table")
+        refused = known_check(held)
+        if refused is not None:
+            raise ApiError(refused.code, refused.reason)
         if old.table.status != eng.FINISHED:
             raise ApiError("BAD_INPUT", "only a finished table can have a rematch")
         new_id = old.table.rematch or self._rematch_id(table_id)
@@ -291,12 +307,12 @@ class TableSocial:
                 if (await self.must_load(table_id)).table.rematch != new_id:
                     raise
         new = await self.must_load(new_id)
-        seat = viewer.seat if viewer.seat in tokens else None
+        seat = held.seat if held.seat in tokens else None
         return (
             new,
             seat,
             tokens[seat] if seat is not None else None,
-            host_token if viewer.is_host else None,
+            host_token if held.host else None,
         )
 
     async def _open_rematch(
@@ -307,7 +323,7 @@ class TableSocial:
         host_token: str,
     ) -> None:
         """Create the rematch table, unless a racing caller did (it is the same table)."""
-        from service.tables import _new_events, token_hash
+        from service.tables import _new_events
 
         nonce = _mac(self.settings.secret, "rematch-nonce", new_id).hex()[:32]
         seed = fairness.server_seed(self.settings.secret, new_id, nonce)

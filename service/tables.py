@@ -26,6 +26,16 @@ from service.config import Settings
 from service.engine import fairness, seating
 from service.engine import table as eng
 from service.engine.game import Event, GameDef, Move, Rejected
+from service.engine.rights import (
+    HELD,
+    Credential,
+    MalformedToken,
+    host_check,
+    known_check,
+    rights,
+    seat_of,
+    token_hash,
+)
 from service.engine.ruleset import RuleSet
 from service.errors import ApiError
 from service.life import TableLife
@@ -49,15 +59,6 @@ TABLE_ID_BYTES: Final = 9
 CACHE_SIZE: Final = 2048
 MAX_IDEMPOTENCY_KEY: Final = 200
 SEEDS_KEPT: Final = 4096  # game seeds kept (each is two HMACs to make)
-
-
-@dataclass(frozen=True, slots=True)
-class Viewer:
-    """Who a token says the caller is: at ``table_id``, in ``seat`` (None: host only)."""
-
-    table_id: str
-    seat: int | None
-    is_host: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +117,6 @@ def new_table_id() -> str:
             return found
 
 
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 def move_hash(move: Move) -> str:
     return hashlib.sha256(json.dumps(move, sort_keys=True).encode()).hexdigest()
 
@@ -173,7 +170,11 @@ class TableService(TableSocial, BotDriver, TableLife):
         self._init_social()
         # Told of every commit this replica makes (the hub delivers it to local
         # subscribers at once, without reading it back from the store).
-        self.on_commit: Callable[[str, tuple[StoredEvent, ...]], None] | None = None
+        # The table as committed comes along: the fan-out asks every subscriber's rights
+        # at it (None: not known at the events' version; the hub then reads it).
+        self.on_commit: Callable[[str, tuple[StoredEvent, ...], eng.Table | None], None] | None = (
+            None
+        )
 
     # -- loading -----------------------------------------------------------------
 
@@ -217,30 +218,35 @@ class TableService(TableSocial, BotDriver, TableLife):
             self._cache.popitem(last=False)
         return loaded
 
+    async def load_table(self, table_id: str) -> eng.Table | None:
+        """The table now as stored (None: no such table)."""
+        loaded = await self.load(table_id)
+        return loaded.table if loaded is not None else None
+
     async def must_load(self, table_id: str) -> Loaded:
         loaded = await self.load(table_id)
         if loaded is None:
             raise ApiError("NOT_FOUND", "no such table")
         return loaded
 
-    async def resolve_token(self, token: str | None) -> Viewer | None:
-        """The viewer of a token; None for no token. Unknown or malformed: UNAUTHENTICATED."""
-        if token is None or token == "":
+    async def authenticate(self, token: str | None) -> Credential | None:
+        """The credential of a token that its table knows now; None for no token. A
+        connection authenticates once; what the credential holds is asked again at every
+        operation and delivery (``service/engine/rights.py``).
+
+        Raises:
+            ApiError: ``UNAUTHENTICATED`` for a malformed or unknown token.
+        """
+        try:
+            credential = Credential.of_token(token)
+        except MalformedToken as exc:
+            raise ApiError("UNAUTHENTICATED", str(exc)) from None
+        if credential is None:
             return None
-        table_id, dot, secret = token.partition(".")
-        if not dot or not table_id or not secret or len(token) > 200:
-            raise ApiError("UNAUTHENTICATED", "malformed token")
-        loaded = await self.load(table_id)
-        if loaded is None:
+        loaded = await self.load(credential.table_id)
+        if loaded is None or rights(credential, loaded.table).standing != HELD:
             raise ApiError("UNAUTHENTICATED", "unknown token")
-        digest = token_hash(token)
-        table = loaded.table
-        for seat in table.seats:
-            if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, digest):
-                return Viewer(table.id, seat.index, seat.host)
-        if secrets.compare_digest(table.host_hash, digest):
-            return Viewer(table.id, None, True)
-        raise ApiError("UNAUTHENTICATED", "unknown token")
+        return credential
 
     # -- seeds -------------------------------------------------------------------
 
@@ -326,7 +332,7 @@ class TableService(TableSocial, BotDriver, TableLife):
                 done = self._remember(replace(new_table, version=result.version), new_state)
                 self._after_commit(done)
                 if self.on_commit is not None:
-                    self.on_commit(table_id, result.events)
+                    self.on_commit(table_id, result.events, done.table)
                 await self._lobby_after(loaded.table, done.table)
                 return done, result.events, extra
             if result.record is not None:
@@ -385,7 +391,7 @@ class TableService(TableSocial, BotDriver, TableLife):
 
     async def join(
         self,
-        viewer: Viewer | None,
+        caller: Credential | None,
         table_id: str,
         name: str,
         seat: int | None,
@@ -393,11 +399,14 @@ class TableService(TableSocial, BotDriver, TableLife):
         code: str | None = None,
     ) -> tuple[Loaded, int, str]:
         token = f"{table_id}.{secrets.token_urlsafe(32)}"
-        as_host = viewer is not None and viewer.table_id == table_id and viewer.is_host
 
         def op(loaded: Loaded) -> Any:
+            held = rights(caller, loaded.table)
+            refused = known_check(held)
+            if refused is not None:
+                return refused
             wanted = loaded.table.join_code
-            if loaded.table.private and not as_host:
+            if loaded.table.private and not held.host:
                 given = (code or "").encode()
                 if wanted is None or not secrets.compare_digest(given, wanted.encode()):
                     return Rejected("FORBIDDEN", "this private table needs its join code")
@@ -406,7 +415,7 @@ class TableService(TableSocial, BotDriver, TableLife):
                 name=name,
                 seat=seat,
                 token_hash=token_hash(token),
-                host=as_host,
+                host=held.host,
                 client_seed=client_seed,
                 now=now_iso(self.clock),
             )
@@ -418,19 +427,18 @@ class TableService(TableSocial, BotDriver, TableLife):
         loaded, _, index = await self._mutate(table_id, op, kind="join")
         return loaded, index, token
 
-    def _host_check(self, viewer: Viewer | None, loaded: Loaded) -> None:
-        if viewer is None:
-            raise ApiError("UNAUTHENTICATED", "this needs the host's token")
-        if viewer.table_id != loaded.table.id or not viewer.is_host:
-            raise ApiError("FORBIDDEN", "only the host may do this")
-
-    async def _host_op(
-        self, viewer: Viewer | None, table_id: str, step: Callable[[Loaded], Any], kind: str
+    async def host_op(
+        self, caller: Credential | None, table_id: str, step: Callable[[Loaded], Any], kind: str
     ) -> Loaded:
-        loaded = await self.must_load(table_id)
-        self._host_check(viewer, loaded)
+        """Run ``step`` (``Loaded -> (table, events[, state]) | Rejected``) for the host:
+        its rights are checked at every version the step runs on."""
+        if caller is None:
+            raise ApiError("UNAUTHENTICATED", "this needs the host's token")
 
         def op(current: Loaded) -> Any:
+            refused = host_check(rights(caller, current.table))
+            if refused is not None:
+                return refused
             out = step(current)
             if isinstance(out, Rejected):
                 return out
@@ -438,22 +446,51 @@ class TableService(TableSocial, BotDriver, TableLife):
             state = out[2] if len(out) > 2 else current.state
             return table, state, events, None
 
-        done, _, _ = await self._mutate(table_id, op, kind=kind, loaded=loaded)
+        done, _, _ = await self._mutate(table_id, op, kind=kind)
         return done
 
-    async def add_bot(self, viewer: Viewer | None, table_id: str, seat: int | None) -> Loaded:
-        return await self._host_op(
-            viewer,
+    async def seated(
+        self, caller: Credential | None, table_id: str, what: str
+    ) -> tuple[Loaded, int]:
+        """The table and the seat the caller holds at it, refused in DESIGN.md's order."""
+        if caller is None:
+            raise ApiError("UNAUTHENTICATED", f"{what} needs a seat token")
+        loaded = await self.must_load(table_id)
+        seat = seat_of(rights(caller, loaded.table), what)
+        if isinstance(seat, Rejected):
+            _raise(seat)
+            raise AssertionError  # unreachable: _raise raises
+        return loaded, seat
+
+    def seat_op(
+        self, caller: Credential | None, seat: int, what: str, step: Callable[[Loaded, int], Any]
+    ) -> Op:
+        """``step(loaded, seat)`` for the caller's ``seat``, refused at any version at which
+        the caller no longer holds it."""
+
+        def op(current: Loaded) -> Any:
+            now = seat_of(rights(caller, current.table), what)
+            if isinstance(now, Rejected):
+                return now
+            if now != seat:
+                return Rejected("UNAUTHENTICATED", "this token no longer holds its seat")
+            return step(current, seat)
+
+        return op
+
+    async def add_bot(self, caller: Credential | None, table_id: str, seat: int | None) -> Loaded:
+        return await self.host_op(
+            caller,
             table_id,
             lambda cur: eng.add_bot(cur.table, seat=seat, now=now_iso(self.clock)),
             "bot",
         )
 
     async def set_rule(
-        self, viewer: Viewer | None, table_id: str, rule_id: str, enabled: bool
+        self, caller: Credential | None, table_id: str, rule_id: str, enabled: bool
     ) -> Loaded:
-        return await self._host_op(
-            viewer,
+        return await self.host_op(
+            caller,
             table_id,
             lambda cur: eng.set_rule(
                 cur.table,
@@ -467,7 +504,7 @@ class TableService(TableSocial, BotDriver, TableLife):
             "rule",
         )
 
-    async def start(self, viewer: Viewer | None, table_id: str) -> Loaded:
+    async def start(self, caller: Credential | None, table_id: str) -> Loaded:
         def step(cur: Loaded) -> Any:
             order = cur.table.seated()
             seeds = [cur.table.seats[i].client_seed or "" for i in order]
@@ -486,30 +523,26 @@ class TableService(TableSocial, BotDriver, TableLife):
             table, events = out
             return table, events, eng.decode_state(table, cur.game)
 
-        return await self._host_op(viewer, table_id, step, "start")
+        return await self.host_op(caller, table_id, step, "start")
 
-    async def leave(self, viewer: Viewer | None, table_id: str) -> Loaded:
+    async def leave(self, caller: Credential | None, table_id: str) -> Loaded:
         """Leave a seat: an OPEN table's seat empties; at a PLAYING table the seat waits
         for the same token to rejoin (``leaveGraceSeconds``), or a bot takes it."""
-        if viewer is None:
-            raise ApiError("UNAUTHENTICATED", "this needs a seat token")
-        loaded = await self.must_load(table_id)
-        if viewer.table_id != table_id or viewer.seat is None:
-            raise ApiError("FORBIDDEN", "only a seated player may leave")
-        seat = viewer.seat
+        loaded, seat = await self.seated(caller, table_id, "leave")
 
-        def op(cur: Loaded) -> Any:
+        def step(cur: Loaded, seat: int) -> Any:
             out = seating.leave(cur.table, seat=seat, now=self.clock(), at=now_iso(self.clock))
             if isinstance(out, Rejected):
                 return out
             return out[0], cur.state, out[1], None
 
+        op = self.seat_op(caller, seat, "leave", step)
         done, _, _ = await self._mutate(table_id, op, kind="leave", loaded=loaded)
         return done
 
     async def move(
         self,
-        viewer: Viewer | None,
+        caller: Credential | None,
         table_id: str,
         game_id: str | None,
         move: Move,
@@ -524,16 +557,16 @@ class TableService(TableSocial, BotDriver, TableLife):
         checked again on a fresh one before it is given. So a move costs one round trip
         to the store on a replica that saw the table's last commit.
         """
-        if viewer is None:
+        if caller is None:
             raise ApiError("UNAUTHENTICATED", "a move needs a seat token")
         async with self._moving:
             return await self._admitted_move(
-                viewer, table_id, game_id, move, expected_version, idempotency_key
+                caller, table_id, game_id, move, expected_version, idempotency_key
             )
 
     async def _admitted_move(
         self,
-        viewer: Viewer,
+        caller: Credential,
         table_id: str,
         game_id: str | None,
         move: Move,
@@ -543,17 +576,17 @@ class TableService(TableSocial, BotDriver, TableLife):
         cached = self._cache.get(table_id)
         if cached is not None:
             try:
-                return await self._move(viewer, cached, game_id, move, expected_version,
+                return await self._move(caller, cached, game_id, move, expected_version,
                                         idempotency_key)  # fmt: skip
             except ApiError as exc:
                 if exc.code == "UNAVAILABLE":
                     raise
         loaded = await self.must_load(table_id)
-        return await self._move(viewer, loaded, game_id, move, expected_version, idempotency_key)
+        return await self._move(caller, loaded, game_id, move, expected_version, idempotency_key)
 
     async def _move(
         self,
-        viewer: Viewer,
+        caller: Credential,
         loaded: Loaded,
         game_id: str | None,
         move: Move,
@@ -561,9 +594,10 @@ class TableService(TableSocial, BotDriver, TableLife):
         idempotency_key: str | None,
     ) -> tuple[Loaded, tuple[StoredEvent, ...]]:
         table_id = loaded.table.id
-        if viewer.table_id != table_id or viewer.seat is None:
-            raise ApiError("FORBIDDEN", "only a seated player may move")
-        seat = viewer.seat
+        seat = seat_of(rights(caller, loaded.table), "move")
+        if isinstance(seat, Rejected):
+            _raise(seat)
+            raise AssertionError  # unreachable: _raise raises
         idem = None
         if idempotency_key is not None:
             if not 0 < len(idempotency_key) <= MAX_IDEMPOTENCY_KEY:
@@ -580,9 +614,10 @@ class TableService(TableSocial, BotDriver, TableLife):
             raise ApiError("TABLE_NOT_PLAYING", "the table is not playing")
         if game_id != loaded.game.id:
             raise ApiError("BAD_INPUT", f"this table plays {loaded.game.id}; send that game's move")
+
         done, events, _ = await self._mutate(
             table_id,
-            lambda cur: self._human_move(cur, seat, move),
+            self.seat_op(caller, seat, "move", lambda cur, s: self._human_move(cur, s, move)),
             kind="move",
             expected=expected_version,
             idempotency=idem,

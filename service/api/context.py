@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.config import Settings
+from service.engine.rights import Credential, Rights, rights
 from service.hub import Hub
 from service.lobby import LobbyHub
 from service.plugins import Registry
 from service.ratelimit import Client, Guard
-from service.tables import TableService, Viewer
+from service.tables import Loaded, TableService
 
 _UNRESOLVED: Any = object()
 
@@ -30,28 +31,29 @@ class Services:
 
 @dataclass
 class Context:
-    """The caller's token and the replica's services; the viewer is resolved lazily."""
+    """The caller's token and the replica's services.
+
+    The token is authenticated once (per HTTP request, or per WebSocket at
+    ``connection_init``); what it holds at a table is asked at that table every time
+    (``rights``): a connection carries a credential, never a seat."""
 
     services: Services
     token: str | None = None
     request_id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
     connection_params: dict[str, Any] | None = None
     client: Client | None = None  # who sent it, as the rate limits count (service/ratelimit)
-    _viewer: Any = _UNRESOLVED
+    _credential: Any = _UNRESOLVED
 
-    async def viewer(self) -> Viewer | None:
-        """Who the token says the caller is (None: a spectator).
+    async def credential(self) -> Credential | None:
+        """The caller's credential (None: a spectator), authenticated on first use.
 
         Raises:
             ApiError: ``UNAUTHENTICATED`` for a malformed or unknown token.
         """
-        if self._viewer is _UNRESOLVED:
-            self._viewer = await self.services.tables.resolve_token(self.token)
-        return self._viewer  # type: ignore[no-any-return]
+        if self._credential is _UNRESOLVED:
+            self._credential = await self.services.tables.authenticate(self.token)
+        return self._credential  # type: ignore[no-any-return]
 
-    async def seat_at(self, table_id: str) -> int | None:
-        """The caller's seat at this table, if any."""
-        viewer = await self.viewer()
-        if viewer is None or viewer.table_id != table_id:
-            return None
-        return viewer.seat
+    async def rights(self, loaded: Loaded | None) -> Rights:
+        """What the caller holds at this table as loaded."""
+        return rights(await self.credential(), loaded.table if loaded is not None else None)

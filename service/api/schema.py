@@ -40,8 +40,8 @@ from service.api.types import (
     Table as TableType,
 )
 from service.config import Settings
+from service.engine.rights import HELD, LOST, SPECTATOR, Credential, lost, rights, visible
 from service.errors import ApiError
-from service.hub import visible
 from service.lobby import LobbyHub
 from service.metrics import Metrics
 from service.plugins import Registry, camel, pascal
@@ -53,10 +53,7 @@ MAX_OPTIONS_BYTES = 16_384
 MAX_RULES = 64
 MAX_PAGE = 100
 MAX_CHAT_INPUT = 4_000  # characters of sendChat's text before it is even normalized
-LOBBY_SNAPSHOT = 500
-SEAT_ENDED = frozenset(
-    {"seat.kicked", "seat.left"}
-)  # the seat's token stops working  # open tables at most in a lobbyEvents snapshot
+LOBBY_SNAPSHOT = 500  # open tables at most in a lobbyEvents snapshot
 
 
 class TablestateSchema(strawberry.Schema):
@@ -112,21 +109,21 @@ async def make_move_payload(
     idempotency_key: str | None,
 ) -> MovePayload:
     """``makeMove`` with its move as JSON (``{"<game field>": <that game's move>}``)."""
-    viewer = await context.viewer()
+    caller = await context.credential()
     game_field, inner = next(iter(as_json.items()), (None, None))
     game_id = context.services.registry.game_of_field(game_field)
     loaded, events = await context.services.tables.move(
-        viewer,
+        caller,
         table_id,
         game_id,
         inner or {},
         expected_version=expected_version,
         idempotency_key=idempotency_key,
     )
-    seat = viewer.seat if viewer else None
+    held = rights(caller, loaded.table)
     return MovePayload(
-        table=table_of(loaded, seat),
-        events=[TableEvent.of(e, loaded.table.id, seat) for e in events],
+        table=table_of(loaded, held),
+        events=[TableEvent.of(e, loaded.table.id, held.seat) for e in events],
     )
 
 
@@ -134,12 +131,13 @@ async def event_stream(
     context: Context, table_id: str, after: str | None
 ) -> AsyncGenerator[TableEvent, None]:
     """``tableEvents``: the table's events after ``after`` as the caller sees them, then
-    live ones (the resolver's body; ``api.direct`` runs it too)."""
+    live ones (the resolver's body; ``api.direct`` runs it too).
+
+    The caller's rights are asked at every event, at the newest table known then: once
+    they no longer hold what they held when the subscription began (a seat, host
+    rights), it ends with ``UNAUTHENTICATED``, before anything else is sent."""
     services = context.services
-    viewer = await context.viewer()
-    mine = viewer is not None and viewer.table_id == table_id
-    seat = viewer.seat if viewer is not None and mine else None
-    host = mine and viewer is not None and viewer.is_host
+    caller = await context.credential()
     loaded = await services.tables.load(table_id)
     if loaded is None:
         raise ApiError("NOT_FOUND", "no such table")
@@ -148,34 +146,37 @@ async def event_stream(
             cursor_key(after)
         except BadCursor as exc:
             raise ApiError("BAD_INPUT", str(exc)) from exc
-    if seat is not None:
-        # A WebSocket resolves its token once; a seat kicked since then is no seat.
-        await services.tables.resolve_token(context.token)
+    start = rights(caller, loaded.table)
+    if start.standing == LOST:
+        raise ApiError("UNAUTHENTICATED", "this token no longer holds its seat")
+    if start.standing != HELD:
+        start = SPECTATOR  # a token for another table watches as a spectator
+    seat, host = start.seat, start.host
+    follows = start.standing == HELD
     async with services.tables.present(table_id, seat):
-        async for item in services.hub.subscribe(table_id, after, seat):
+        async for item, table in services.hub.subscribe(table_id, after, seat, follows):
+            if follows:
+                if table is None:  # not known to the hub: read it
+                    table = await services.tables.load_table(table_id)
+                if lost(start, rights(caller, table)):
+                    raise ApiError("UNAUTHENTICATED", "this token no longer holds its seat")
             if visible(item.event, seat):
                 yield TableEvent.delivered(item, table_id, seat, host)
-            ev = item.event
-            if (
-                seat is not None
-                and ev.seat == seat
-                and ev.type in SEAT_ENDED
-                and ev.version > loaded.version  # not a former holder's leaving
-            ):
-                # The seat may be someone else's next: go on only while the token
-                # still holds it (a player who left a game may rejoin with it).
-                now = await services.tables.resolve_token(context.token)
-                if now is None or now.table_id != table_id or now.seat != seat:
-                    raise ApiError("UNAUTHENTICATED", "this token no longer holds its seat")
+
+
+def as_token(loaded: Loaded, token: str | None) -> TableType:
+    """The table as the holder of a token just made for it sees it."""
+    return table_of(loaded, rights(Credential.of_token(token), loaded.table))
 
 
 async def as_caller(
     info: Info, table_id: strawberry.ID, op: Callable[[Any, str], Awaitable[Loaded]]
 ) -> TableType:
-    """Run a table operation as the caller (``op(viewer, table_id)``): the table after it,
-    as the caller sees it."""
-    loaded = await op(await info.context.viewer(), str(table_id))
-    return table_of(loaded, await info.context.seat_at(str(table_id)))
+    """Run a table operation as the caller (``op(credential, table_id)``): the table after
+    it, as the caller sees it."""
+    caller = await info.context.credential()
+    loaded = await op(caller, str(table_id))
+    return table_of(loaded, rights(caller, loaded.table))
 
 
 def _raw_make_move(
@@ -246,9 +247,9 @@ def build_schema(
 
         @strawberry.field(description="One table as you may see it, or null.")
         async def table(self, info: Info, id: strawberry.ID) -> TableType | None:
-            seat = await info.context.seat_at(str(id))
+            caller = await info.context.credential()
             loaded = await info.context.services.tables.load(str(id))
-            return table_of(loaded, seat) if loaded is not None else None
+            return table_of(loaded, rights(caller, loaded.table)) if loaded is not None else None
 
         @strawberry.field(description="Tables, newest first.")
         async def tables(
@@ -263,7 +264,7 @@ def build_schema(
                 raise ApiError("BAD_INPUT", f"first is 1 to {MAX_PAGE}")
             if after is not None and len(after) > 200:
                 raise ApiError("BAD_INPUT", "malformed cursor")
-            viewer = await info.context.viewer()
+            caller = await info.context.credential()
             tables = info.context.services.tables
             try:
                 found, page = await tables.list(
@@ -274,20 +275,24 @@ def build_schema(
                 )
             except BadCursor as exc:
                 raise ApiError("BAD_INPUT", str(exc)) from exc
-            nodes = [
-                table_of(t, viewer.seat if viewer and viewer.table_id == t.table.id else None)
-                for t in found
-            ]
+            nodes = [table_of(t, rights(caller, t.table)) for t in found]
             return TableConnection(
                 nodes=nodes, page_info=PageInfo(end_cursor=page.next, has_next_page=bool(page.next))
             )
 
         @strawberry.field(description="Who the sent token says you are (null: a spectator).")
         async def viewer(self, info: Info) -> Viewer | None:
-            v = await info.context.viewer()
-            if v is None:
+            caller = await info.context.credential()
+            if caller is None:
                 return None
-            return Viewer(table_id=strawberry.ID(v.table_id), seat=v.seat, is_host=v.is_host)
+            held = await info.context.rights(
+                await info.context.services.tables.load(caller.table_id)
+            )
+            if held.standing != HELD:
+                return None  # a token whose table took back what it held
+            return Viewer(
+                table_id=strawberry.ID(caller.table_id), seat=held.seat, is_host=held.host
+            )
 
         @strawberry.field(description="The loaded plugins and the hooks they implement.")
         def plugins(self, info: Info) -> list[Plugin]:
@@ -305,7 +310,7 @@ def build_schema(
             seats: int | None = None,
             private: bool = False,
         ) -> CreateTablePayload:
-            await info.context.viewer()
+            caller = await info.context.credential()  # a bad token is refused first
             rules = [str(r) for r in house_rules or []]
             if len(rules) > MAX_RULES:
                 raise ApiError("BAD_INPUT", f"at most {MAX_RULES} house rules")
@@ -315,7 +320,9 @@ def build_schema(
                 str(game_id), rules, options, seats, private
             )
             return CreateTablePayload(
-                table=table_of(loaded, None), host_token=token, join_code=loaded.table.join_code
+                table=table_of(loaded, rights(caller, loaded.table)),
+                host_token=token,
+                join_code=loaded.table.join_code,
             )
 
         @strawberry.mutation(description="Take a seat; the seat token is shown once.")
@@ -328,11 +335,11 @@ def build_schema(
             client_seed: str | None = None,
             code: str | None = None,
         ) -> JoinTablePayload:
-            viewer = await info.context.viewer()
+            caller = await info.context.credential()
             loaded, index, token = await info.context.services.tables.join(
-                viewer, str(table_id), name, seat, client_seed, code
+                caller, str(table_id), name, seat, client_seed, code
             )
-            return JoinTablePayload(table=table_of(loaded, index), seat=index, player_token=token)
+            return JoinTablePayload(table=as_token(loaded, token), seat=index, player_token=token)
 
         @strawberry.mutation(description="Seat a bot (host only, OPEN only).")
         async def add_bot(
@@ -346,9 +353,7 @@ def build_schema(
             "once or after the table's leaveGraceSeconds unless you rejoin."
         )
         async def leave_table(self, info: Info, table_id: strawberry.ID) -> TableType:
-            viewer = await info.context.viewer()
-            loaded = await info.context.services.tables.leave(viewer, str(table_id))
-            return table_of(loaded, None)
+            return await as_caller(info, table_id, info.context.services.tables.leave)
 
         @strawberry.mutation(description="Turn a house rule on or off (host only, OPEN only).")
         async def set_house_rule(
@@ -370,7 +375,7 @@ def build_schema(
         async def set_options(
             self, info: Info, table_id: strawberry.ID, options: JSON
         ) -> TableType:
-            await info.context.viewer()  # a bad token is refused before anything else
+            await info.context.credential()  # a bad token is refused before anything else
             if len(json.dumps(options)) > MAX_OPTIONS_BYTES:
                 raise ApiError("BAD_INPUT", "options are too large")
             tables = info.context.services.tables
@@ -394,12 +399,12 @@ def build_schema(
             "later calls give the same table."
         )
         async def rematch(self, info: Info, table_id: strawberry.ID) -> RematchPayload:
-            viewer = await info.context.viewer()
+            caller = await info.context.credential()
             loaded, seat, player_token, host_token = await info.context.services.tables.rematch(
-                viewer, str(table_id)
+                caller, str(table_id)
             )
             return RematchPayload(
-                table=table_of(loaded, seat),
+                table=as_token(loaded, player_token or host_token),
                 seat=seat,
                 player_token=player_token,
                 host_token=host_token,
@@ -413,15 +418,14 @@ def build_schema(
         async def send_chat(
             self, info: Info, table_id: strawberry.ID, text: str, name: str | None = None
         ) -> TableEvent:
-            viewer = await info.context.viewer()
+            caller = await info.context.credential()
             if len(text) > MAX_CHAT_INPUT or (name is not None and len(name) > MAX_CHAT_INPUT):
                 raise ApiError("BAD_INPUT", "the message is too long")
             client = info.context.client
             event = await info.context.services.tables.chat(
-                viewer, str(table_id), text, name, client.address if client else ""
+                caller, str(table_id), text, name, client.address if client else ""
             )
-            seat = viewer.seat if viewer is not None else None
-            return TableEvent.of(event, str(table_id), seat)
+            return TableEvent.of(event, str(table_id), event.seat)  # the sender's own view
 
         @strawberry.mutation(description="Make a move as your seat.")
         async def make_move(
@@ -442,12 +446,12 @@ def build_schema(
             "since and the move gave you nothing new (a discard, not a draw or a roll)."
         )
         async def undo_move(self, info: Info, table_id: strawberry.ID) -> MovePayload:
-            viewer = await info.context.viewer()
-            loaded, events = await info.context.services.tables.undo(viewer, str(table_id))
-            seat = viewer.seat if viewer else None
+            caller = await info.context.credential()
+            loaded, events = await info.context.services.tables.undo(caller, str(table_id))
+            held = rights(caller, loaded.table)
             return MovePayload(
-                table=table_of(loaded, seat),
-                events=[TableEvent.of(e, loaded.table.id, seat) for e in events],
+                table=table_of(loaded, held),
+                events=[TableEvent.of(e, loaded.table.id, held.seat) for e in events],
             )
 
         @strawberry.mutation(
@@ -455,9 +459,7 @@ def build_schema(
             "before its grace period ends."
         )
         async def rejoin_table(self, info: Info, table_id: strawberry.ID) -> TableType:
-            viewer = await info.context.viewer()
-            loaded = await info.context.services.tables.rejoin(viewer, str(table_id))
-            return table_of(loaded, viewer.seat if viewer else None)
+            return await as_caller(info, table_id, info.context.services.tables.rejoin)
 
         @strawberry.mutation(
             description="Hand a seat (a player's, one left, or a bot's) to a new player (host "
@@ -466,11 +468,14 @@ def build_schema(
         async def replace_seat(
             self, info: Info, table_id: strawberry.ID, seat: int, name: str
         ) -> JoinTablePayload:
-            viewer = await info.context.viewer()
+            caller = await info.context.credential()
             loaded, token = await info.context.services.tables.replace_seat(
-                viewer, str(table_id), seat, name
+                caller, str(table_id), seat, name
             )
-            return JoinTablePayload(table=table_of(loaded, seat), seat=seat, player_token=token)
+            # The table as the host sees it: the new player's hand is the new player's.
+            return JoinTablePayload(
+                table=table_of(loaded, rights(caller, loaded.table)), seat=seat, player_token=token
+            )
 
     @strawberry.type
     class Subscription:

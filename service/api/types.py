@@ -17,10 +17,11 @@ from service.engine import clock
 from service.engine.game import HouseRuleDef
 from service.engine.lobby import EVENT_TYPES as SOCIAL_EVENT_TYPES
 from service.engine.options import table_schema
+from service.engine.rights import SPECTATOR, Rights, redact, sees_private, visible
 from service.engine.schema import GameState, from_view
 from service.engine.table import CORE_EVENT_TYPES
 from service.errors import ApiError
-from service.hub import Delivery, redact, visible
+from service.hub import Delivery
 from service.plugins import PluginInfo, Registry, camel
 from service.store.base import StoredEvent
 from service.tables import Loaded
@@ -223,7 +224,7 @@ class TableEvent:
         loaded = await info.context.services.tables.load(self.table_id)
         if loaded is None:
             return None
-        return Table(_loaded=loaded, _seat=await info.context.seat_at(self.table_id))
+        return Table(_loaded=loaded, _rights=await info.context.rights(loaded))
 
     @classmethod
     def of(cls, event: StoredEvent, table_id: str, seat: int | None) -> "TableEvent":
@@ -248,7 +249,7 @@ class TableEvent:
         found = item.memo.get(key)
         if found is None:
             e = item.event
-            sees = seat if seat is not None and e.private.get(str(seat)) is not None else None
+            sees = seat if sees_private(e, seat) else None
             found = item.memo[key] = cls(
                 cursor=e.cursor,
                 version=e.version,
@@ -266,7 +267,8 @@ class TableEvent:
 @strawberry.type(description="A table: its seats, rules, state and events.")
 class Table:
     _loaded: strawberry.Private[Loaded]
-    _seat: strawberry.Private[int | None]
+    # What the viewer holds at this table, asked at this version (service/engine/rights.py).
+    _rights: strawberry.Private[Rights]
 
     @strawberry.field(description="The table id.")
     def id(self) -> strawberry.ID:
@@ -321,7 +323,7 @@ class Table:
 
     @strawberry.field(description="The game state as you may see it; null while OPEN.")
     def state(self) -> GameState | None:
-        view = self._loaded.view(self._seat)
+        view = self._loaded.view(self._rights.seat)
         state_type = self._loaded.game.state_type
         if view is None or state_type is None:
             return None
@@ -330,7 +332,7 @@ class Table:
     @strawberry.field(description="Your legal moves now; each is a valid MoveInput.")
     def legal_moves(self) -> list[JSON]:
         field = camel(self._loaded.game.id)
-        return [{field: dict(m)} for m in self._loaded.legal_moves(self._seat)]
+        return [{field: dict(m)} for m in self._loaded.legal_moves(self._rights.seat)]
 
     @strawberry.field(description="Events after a cursor, or the newest `last` of them.")
     async def events(
@@ -343,20 +345,17 @@ class Table:
         if not 0 <= first <= MAX_EVENTS or (last is not None and not 0 <= last <= MAX_EVENTS):
             raise ApiError("BAD_INPUT", f"first and last are 0 to {MAX_EVENTS}")
         tid = self._loaded.table.id
-        found = await visible_events(info, tid, self._seat, after, first, last)
-        return [TableEvent.of(e, tid, self._seat) for e in found]
+        seat = self._rights.seat
+        found = await visible_events(info, tid, seat, after, first, last)
+        return [TableEvent.of(e, tid, seat) for e in found]
 
     @strawberry.field(description="Whether the table is private: unlisted, joined with its code.")
     def private(self) -> bool:
         return self._loaded.table.private
 
     @strawberry.field(description="A private table's join code: shown to its host only.")
-    async def join_code(self, info: Info) -> str | None:
-        viewer = await info.context.viewer()
-        table = self._loaded.table
-        if viewer is None or viewer.table_id != table.id or not viewer.is_host:
-            return None
-        return table.join_code
+    def join_code(self) -> str | None:
+        return self._loaded.table.join_code if self._rights.host else None
 
     @strawberry.field(description="The table this one is the rematch of, if any.")
     def rematch_of(self) -> strawberry.ID | None:
@@ -457,7 +456,7 @@ class LobbyEvent:
         if self.table_id is None:
             return None
         loaded = await info.context.services.tables.load(str(self.table_id))
-        return Table(_loaded=loaded, _seat=None) if loaded is not None else None
+        return Table(_loaded=loaded, _rights=SPECTATOR) if loaded is not None else None
 
 
 @strawberry.type(description="Your seat and its token (shown once).")
@@ -498,8 +497,9 @@ async def visible_events(
     return out[:first]
 
 
-def table_of(loaded: Loaded, seat: int | None) -> Table:
-    return Table(_loaded=loaded, _seat=seat)
+def table_of(loaded: Loaded, held: Rights) -> Table:
+    """The table as a viewer holding ``held`` (asked at this table) sees it."""
+    return Table(_loaded=loaded, _rights=held)
 
 
 def plain(value: Any) -> Any:

@@ -362,7 +362,7 @@ class GraphQLApp(GraphQL[Context, None]):
             raise ConnectionRejectionError({"code": "UNAUTHENTICATED"})
         context.token = token
         try:
-            await context.viewer()
+            await context.credential()
         except ApiError as exc:
             raise ConnectionRejectionError({"code": exc.code, "message": exc.message}) from exc
         return UNSET

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from service import _json
+from service.engine import rights
 
 
 class StoreError(Exception):
@@ -44,8 +45,8 @@ class NewEvent:
     audience: str | None = None  # None: every viewer; SPECTATORS: viewers without a seat
 
 
-SPECTATORS: Final = "spectators"
-"""``audience`` of an event seen only by viewers without a seat (spectators' chat)."""
+# ``audience`` of an event seen only by viewers without a seat (spectators' chat).
+SPECTATORS: Final = rights.SPECTATORS
 
 LOBBY: Final = "*lobby"
 """The pseudo table id under which the lobby channel is watched (no table id has ``*``)."""

@@ -135,9 +135,9 @@ def test_replay_confirms_a_finished_table(redis_url, redis_prefix):
         )
         tid = loaded.table.id
         _, _, token = await svc.join(None, tid, "Ann", None, "ann's entropy")
-        viewer = await svc.resolve_token(token)
-        await svc.add_bot(await svc.resolve_token(host), tid, None)
-        await svc.start(await svc.resolve_token(host), tid)
+        viewer = await svc.authenticate(token)
+        await svc.add_bot(await svc.authenticate(host), tid, None)
+        await svc.start(await svc.authenticate(host), tid)
         for _ in range(200):
             now = await svc.must_load(tid)
             if now.table.status == "FINISHED":

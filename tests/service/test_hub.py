@@ -30,12 +30,12 @@ async def test_slow_subscriber_is_dropped_and_others_get_everything():
     await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
     slow = hub.subscribe("t", None)
     fast = hub.subscribe("t", None)
-    assert (await anext(slow)).event.cursor == "1-0"
-    assert (await anext(fast)).event.cursor == "1-0"
+    assert (await anext(slow))[0].event.cursor == "1-0"
+    assert (await anext(fast))[0].event.cursor == "1-0"
     got: list[str] = []
 
     async def read_fast() -> None:
-        async for item in fast:
+        async for item, _ in fast:
             got.append(item.event.cursor)
             if item.event.cursor == "11-0":
                 return
@@ -75,7 +75,7 @@ async def test_many_subscribers_share_one_fetch(monkeypatch):
     monkeypatch.setattr(store, "events", counting)
     await _commit(store, "t", 1, n=3)
     firsts = await asyncio.wait_for(asyncio.gather(*pending), 5)
-    assert {f.event.cursor for f in firsts} == {"2-0"}
+    assert {f.event.cursor for f, _ in firsts} == {"2-0"}
     assert calls <= 2  # the feed fetched once for all fifty (plus at most one wake-up)
     for s in subs:
         await s.aclose()
@@ -88,9 +88,9 @@ async def test_resume_in_the_middle_of_a_commit():
     await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
     await _commit(store, "t", 1, n=3)
     sub = hub.subscribe("t", "2-0")
-    assert [(await anext(sub)).event.cursor for _ in range(2)] == ["2-1", "2-2"]
+    assert [(await anext(sub))[0].event.cursor for _ in range(2)] == ["2-1", "2-2"]
     await _commit(store, "t", 2)
-    assert (await asyncio.wait_for(anext(sub), 5)).event.cursor == "3-0"
+    assert (await asyncio.wait_for(anext(sub), 5))[0].event.cursor == "3-0"
     await sub.aclose()
     await hub.close()
 
@@ -102,7 +102,7 @@ async def test_own_commit_announced_first_needs_no_fetch(monkeypatch):
     hub = Hub(store, Metrics(), queue_size=100)
     await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
     sub = hub.subscribe("t", None)
-    assert (await anext(sub)).event.cursor == "1-0"
+    assert (await anext(sub))[0].event.cursor == "1-0"
     await asyncio.sleep(0.05)
     calls = 0
     real = store.events
@@ -118,14 +118,14 @@ async def test_own_commit_announced_first_needs_no_fetch(monkeypatch):
         result = await store.commit("t", version, "{}", META, events, ttl=60)
         await asyncio.sleep(0)  # the announcement is delivered first
         hub.local_commit("t", result.events)
-        got = [(await asyncio.wait_for(anext(sub), 5)).event.cursor for _ in range(2)]
+        got = [(await asyncio.wait_for(anext(sub), 5))[0].event.cursor for _ in range(2)]
         assert got == [f"{version + 1}-0", f"{version + 1}-1"]
     await asyncio.sleep(0.05)
     assert calls == 0
     # an announcement of something newer than the own commit still fetches it
     other = await store.commit("t", 4, "{}", META, [NewEvent("tick", "x", {})], ttl=60)
     assert other.ok
-    assert (await asyncio.wait_for(anext(sub), 5)).event.cursor == "5-0"
+    assert (await asyncio.wait_for(anext(sub), 5))[0].event.cursor == "5-0"
     assert calls >= 1
     await sub.aclose()
     await hub.close()
@@ -161,10 +161,10 @@ async def test_the_seat_that_acted_hears_first():
     watchers = {"spectator": None, "seat 0": 0, "seat 1": 1, "seat 1 again": 1}
     streams = {who: hub.subscribe("t", None, seat) for who, seat in watchers.items()}
     for stream in streams.values():
-        assert (await anext(stream)).event.cursor == "1-0"
+        assert (await anext(stream))[0].event.cursor == "1-0"
 
     async def listen(who: str) -> None:
-        async for item in streams[who]:
+        async for item, _ in streams[who]:
             heard.append((item.event.cursor, who))
 
     tasks = [asyncio.ensure_future(listen(who)) for who in streams]

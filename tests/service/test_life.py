@@ -28,7 +28,7 @@ async def _table(svc: TableService, **options: object) -> tuple[str, dict[int, s
     for i in range(2):
         _, seat, token = await svc.join(None, tid, f"P{i}", i, f"seed{i}")
         tokens[seat] = token
-    await svc.start(await svc.resolve_token(host), tid)
+    await svc.start(await svc.authenticate(host), tid)
     return tid, tokens
 
 
@@ -87,7 +87,7 @@ async def test_a_game_with_undos_and_timeouts_replays(registry: Registry, make_s
                     await asyncio.sleep(0.01)
                 timeouts += 1
                 continue
-            viewer = await svc.resolve_token(tokens[seat])
+            viewer = await svc.authenticate(tokens[seat])
             moves = loaded.legal_moves(seat)
             plays = [m for m in moves if "play" in m]
             await svc.move(viewer, tid, "lucky-draw", (plays or moves)[0])
@@ -116,7 +116,7 @@ async def test_a_grace_period_ends_once_whichever_replica_sees_it(registry: Regi
         tid, tokens = await _table(services[0], leaveGraceSeconds=20)
         loaded = await services[0].must_load(tid)
         waiting = 1 - loaded.to_act()[0]  # the seat not to act leaves: nobody moves for it
-        left = await services[1].leave(await services[1].resolve_token(tokens[waiting]), tid)
+        left = await services[1].leave(await services[1].authenticate(tokens[waiting]), tid)
         clock.now += 19
         assert sum(await asyncio.gather(*(s.run_due_once() for s in services))) == 0
         clock.now += 2

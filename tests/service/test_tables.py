@@ -16,14 +16,14 @@ async def _bot_table(svc: TableService) -> tuple[str, str, str]:
     loaded, host = await svc.create("lucky-draw", [], None, 2)
     tid = loaded.table.id
     _, _seat, token = await svc.join(None, tid, "Ann", 0, None)
-    viewer = await svc.resolve_token(host)
+    viewer = await svc.authenticate(host)
     await svc.add_bot(viewer, tid, 1)
     await svc.start(viewer, tid)
     return tid, host, token
 
 
 async def _human_move(svc: TableService, tid: str, token: str) -> None:
-    viewer = await svc.resolve_token(token)
+    viewer = await svc.authenticate(token)
     loaded = await svc.must_load(tid)
     move = loaded.legal_moves(0)[0]
     await svc.move(viewer, tid, "lucky-draw", move["luckyDraw"] if "luckyDraw" in move else move)
@@ -90,7 +90,7 @@ async def test_bot_move_happens_once_with_two_workers(registry: Registry, make_s
 async def test_replay_confirms_a_finished_game_and_catches_tampering(registry, make_store):
     svc = TableService(make_settings(), registry, make_store())
     tid, _, token = await _bot_table(svc)
-    viewer = await svc.resolve_token(token)
+    viewer = await svc.authenticate(token)
     for _ in range(100):
         loaded = await svc.must_load(tid)
         if loaded.table.status == "FINISHED":
@@ -194,7 +194,7 @@ async def test_moves_beyond_the_admission_bound_wait_their_turn(registry: Regist
         tid = loaded.table.id
         _, _, token = await svc.join(None, tid, "Ann", 0, None)
         await svc.join(None, tid, "Bob", 1, None)
-        await svc.start(await svc.resolve_token(host), tid)
+        await svc.start(await svc.authenticate(host), tid)
         tables.append((tid, token))
     at_store = peak = 0
     commit = svc.store.commit

@@ -254,10 +254,9 @@ async def test_a_kicked_seat_subscription_ends_and_cannot_restart(client: Client
         await subscribe(conn, SUB, {"t": t.table_id}, t.tokens[1])
         await until(conn, lambda e: e["type"] == "seat.connected")
         await client.q(KICK, t.host, t=t.table_id, s=1)
-        kicked = await next_data(conn)
-        assert kicked["type"] == "seat.kicked" and kicked["seat"] == 1
+        # nothing more reaches the old holder, not even the kick: its stream ends at once
         msg = await ws_next(conn)
-        assert msg["type"] == "error" or msg["payload"].get("errors"), msg
+        assert msg["type"] == "next" and "UNAUTHENTICATED" in json.dumps(msg), msg
         # the connection still stands, but a new subscription with the old token does not
         await conn.send(
             json.dumps(
