@@ -15,7 +15,15 @@ from plugins.all_fives import hookspecs
 from plugins.all_fives.bot import choose
 from plugins.all_fives.moves import apply, check_move, legal_moves
 from plugins.all_fives.schema import AllFivesMoveInput, AllFivesState
-from plugins.all_fives.state import GAME_OVER, STAND_OR_BEG, State, decode, encode
+from plugins.all_fives.state import (
+    DISCARD,
+    GAME_OVER,
+    PLAY,
+    STAND_OR_BEG,
+    State,
+    decode,
+    encode,
+)
 from plugins.all_fives.views import view
 from service.engine import Event, GameDef, Result, RuleSet, SetupContext
 
@@ -146,15 +154,19 @@ def result(state: State) -> Result | None:
 # a trick it does not complete, and a card discarded down to the hand limit (house rule)
 # that does not start the play. A completed trick shows its winner and scores; standing,
 # begging, giving, running the cards and redeals are declarations that stand once made
-# (running the cards also turns up new cards).
-_TAKE_BACK: Final = {"play": frozenset({"card.played"}), "discard": frozenset({"card.discarded"})}
+# (running the cards also turns up new cards). This is read off the states, not the
+# events: starting play announces nothing, yet it is what makes the last discard stand.
 
 
 def undoable(before: State, seat: int, move: Any, outcome: Any) -> bool:
     """Whether ``seat`` may take ``move`` back (see the comment above)."""
     kind = next(iter(move))
-    allowed = _TAKE_BACK.get(kind)
-    return allowed is not None and all(e.type in allowed for e in outcome.events)
+    after: State = outcome.state
+    if kind == "discard":
+        return after.phase == DISCARD
+    if kind == "play":
+        return after.phase == PLAY and len(after.trick) == len(before.trick) + 1
+    return False
 
 
 GAME: Final = GameDef[State](

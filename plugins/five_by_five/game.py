@@ -287,7 +287,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
             "satisfied": [o for o in dict.fromkeys(me.objectives) if o in satisfied],
         },
         "phase": state.phase,
-        "current": None if acting is None else state.players[state.current].seat,
+        "current": None if acting is None else state.players[acting].seat,
         "turn": state.turn,
         "order": list(state.seats),
         "pendingDie": state.pending,

@@ -2,11 +2,13 @@
 
 The same search as ``_solver``, with three more homes for the lowest natural ``c``: a
 book of its rank on the table (no limit, so one card at a time will do), or, once per
-table run of its suit, a set of naturals of that suit (``c`` the lowest) that extend the
-run with wilds filling the gaps, exactly as ``rules.extend_meld`` lays them. A table
-book or all-wild meld also takes any number of wilds (unless the meld limits say
-otherwise) and a run takes wilds up to 11 cards, so the slack starts with the table's
-room. Table melds differ at every call, so this memo lives for one call only.
+table run of its suit, a set of naturals of that suit (``c`` the lowest) that make one
+run with the run's cards, exactly as ``rules.extend_meld`` lays them: a run is the set of
+its cards, its naturals keep their ranks and its wilds stand wherever the grown run needs
+them, so a natural may take a rank a wild stood for. A table book or all-wild meld also
+takes any number of wilds (unless the meld limits say otherwise) and a run takes wilds
+up to 11 cards, so the slack starts with the table's room. Table melds differ at every
+call, so this memo lives for one call only.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from plugins.five_crowns._melds import (
     Meld,
     card_points,
     extend_meld,
+    is_wild,
     make_meld,
+    parse,
     sort_cards,
 )
 
@@ -49,7 +53,8 @@ class TableSearch:
         self.leftover_cost = _solver.leftover_cost
         self.room: list[int] = []  # wilds each table meld can still take
         self.books: dict[int, int] = {}  # rank index -> table index
-        self.runs: list[tuple[int, int, int, int, int, int]] = []  # index, suit, lo, hi, nat, w
+        # index, suit, ranks of its naturals (a bitmask of rank - 3), naturals, wilds
+        self.runs: list[tuple[int, int, int, int, int]] = []
         for i, meld in enumerate(table):
             nat = meld.naturals(wild)
             w = len(meld.cards) - nat
@@ -60,8 +65,13 @@ class TableSearch:
             elif meld.kind == WILD:
                 self.room.append(self.inf if sv.limits.allows(0, w + 1) else 0)
             else:
-                assert meld.lo is not None and meld.hi is not None and meld.suit is not None
-                self.runs.append((i, SUITS.index(meld.suit), meld.lo - 3, meld.hi - 3, nat, w))
+                assert meld.suit is not None
+                held = 0
+                for c in meld.cards:
+                    parsed = parse(c)
+                    if not is_wild(c, wild) and parsed is not None:
+                        held |= 1 << (parsed[0] - 3)
+                self.runs.append((i, SUITS.index(meld.suit), held, nat, w))
                 self.room.append(min(11 - len(meld.cards), self._cap(nat, self.inf) - w))
         self.s0 = min(self.inf, sum(r for i, r in enumerate(self.room) if i not in self._run_ix()))
         self.memo: dict[tuple[int, int, int, int, tuple[int, ...]], int] = {}
@@ -87,22 +97,23 @@ class TableSearch:
                 out.append(((kind, -1, fields, need, gain), after))
         if rank in self.books:
             out.append((("book", self.books[rank], (f,), 0, self._book_gain()), m1))
-        for j, (index, rsuit, lo, hi, nat, w) in enumerate(self.runs):
-            if used[j] >= 0 or rsuit != suit or lo <= rank <= hi:
+        for j, (index, rsuit, held, nat, w) in enumerate(self.runs):
+            if used[j] >= 0 or rsuit != suit or held >> rank & 1:
                 continue
             higher = [
                 q
                 for q in range(rank + 1, 11)
-                if not lo <= q <= hi and (m1 >> (2 * (q * 5 + suit))) & 3
+                if not held >> q & 1 and (m1 >> (2 * (q * 5 + suit))) & 3
             ]
-            length = hi - lo + 1
+            lo, hi = (held & -held).bit_length() - 1, held.bit_length() - 1
             for pick in range(1 << len(higher)):
                 ranks = [rank] + [q for b, q in enumerate(higher) if pick >> b & 1]
-                new_lo, new_hi = min(lo, ranks[0]), max(hi, ranks[-1])
-                span = new_hi - new_lo + 1
-                need = span - length - len(ranks)
-                room = min(11 - span, self._cap(nat + len(ranks), self.inf) - w - need)
-                if span > 11 or room < 0 or need > k:
+                naturals = nat + len(ranks)
+                span = max(hi, ranks[-1]) - min(lo, ranks[0]) + 1
+                need = max(0, span - naturals - w)  # the old wilds fill gaps first
+                length = naturals + w + need
+                room = min(11 - length, self._cap(naturals, self.inf) - w - need)
+                if room < 0 or need > k:
                     continue
                 fields = tuple(q * 5 + suit for q in ranks)
                 rest = m - sum(1 << (2 * x) for x in fields)

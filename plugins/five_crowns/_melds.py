@@ -186,6 +186,20 @@ def _widen(lo: int, hi: int, extra: int) -> tuple[int, int]:
     return lo - (extra - up), hi + up
 
 
+def _run(suit: str, nat: Sequence[str], ranks: Sequence[int], wilds: list[str]) -> Meld | None:
+    """The run of one suit that these naturals (of distinct ``ranks``) and wilds make,
+    normalized (FC-10), or None if they make none."""
+    if len(set(ranks)) != len(ranks):
+        return None
+    length = len(nat) + len(wilds)
+    lo, hi = min(ranks), max(ranks)
+    if length > MAX_RUN or hi - lo + 1 > length:
+        return None
+    lo, hi = _widen(lo, hi, length - (hi - lo + 1))
+    fixed = dict(zip(ranks, nat, strict=True))
+    return Meld(RUN, _place_run(suit, lo, hi, fixed, wilds), suit=suit, lo=lo, hi=hi)
+
+
 def make_meld(cards: Sequence[str], wild: str, limits: MeldLimits = NO_LIMITS) -> Meld | None:
     """The normalized meld these cards form, or None if they form none.
 
@@ -205,15 +219,9 @@ def make_meld(cards: Sequence[str], wild: str, limits: MeldLimits = NO_LIMITS) -
     suits = {p[1] for p in parsed if p is not None}
     if len(set(ranks)) == 1:
         return Meld(BOOK, sort_cards(nat) + tuple(sorted(wilds)), rank=ranks[0])
-    if len(suits) != 1 or len(set(ranks)) != len(ranks):
+    if len(suits) != 1:
         return None
-    lo, hi = min(ranks), max(ranks)
-    if len(cards) > MAX_RUN or hi - lo + 1 > len(cards):
-        return None
-    lo, hi = _widen(lo, hi, len(cards) - (hi - lo + 1))
-    suit = suits.pop()
-    fixed = dict(zip(ranks, nat, strict=True))
-    return Meld(RUN, _place_run(suit, lo, hi, fixed, wilds), suit=suit, lo=lo, hi=hi)
+    return _run(suits.pop(), nat, ranks, wilds)
 
 
 def extend_meld(
@@ -221,12 +229,12 @@ def extend_meld(
 ) -> Meld | None:
     """The meld after laying ``cards`` off on it, or None if they cannot go there.
 
-    A book takes naturals of its rank and wilds; an all-wild meld takes wilds only; a run
-    takes naturals of its suit outside its ranks and wilds, keeping the ranks its cards
-    already stand for: the new naturals and wilds must make one longer run (at most 11)
-    around the old one. Wilds fill gaps first, then extend upward until K, then down
-    (for one card this is DECISIONS 1.5: a natural at ``lo-1``/``hi+1``, a wild at the
-    high end, or the low end when ``hi`` is K).
+    A book takes naturals of its rank and wilds; an all-wild meld takes wilds only (FC-11).
+    A run is the set of its cards: it takes any naturals of its suit and any wilds that
+    make one run with them (at most 11, within 3..K). Its naturals keep their ranks, its
+    wilds stand wherever the grown run needs them, and the result is normalized afresh
+    as ``make_meld`` places wilds (FC-10), so ``lo``/``hi`` may move. A natural may thus
+    take the rank a wild stood for, the wild moving to an end (DECISIONS 1.6.8).
     """
     if not cards or not all(is_card(c) for c in cards):
         return None
@@ -237,30 +245,21 @@ def extend_meld(
     if meld.kind == WILD:
         return None if nat else Meld(WILD, tuple(sorted(meld.cards + tuple(wilds))))
     parsed = [p for p in (parse(c) for c in nat) if p is not None]
+    old_nat_cards, old_wilds = _split(meld.cards, wild)
     if meld.kind == BOOK:
         if any(rank != meld.rank for rank, _ in parsed):
             return None
-        old_nat_cards, old_wilds = _split(meld.cards, wild)
         return Meld(
             BOOK,
             sort_cards(old_nat_cards + nat) + tuple(sorted(old_wilds + wilds)),
             rank=meld.rank,
         )
-    assert meld.lo is not None and meld.hi is not None and meld.suit is not None
-    ranks = [rank for rank, _ in parsed]
-    if any(s != meld.suit for _, s in parsed) or len(set(ranks)) != len(ranks):
+    assert meld.suit is not None
+    if any(s != meld.suit for _, s in parsed):
         return None
-    if any(meld.lo <= r <= meld.hi for r in ranks):
-        return None
-    lo = min([meld.lo, *ranks])
-    hi = max([meld.hi, *ranks])
-    length = len(meld.cards) + len(cards)
-    if length > MAX_RUN or hi - lo + 1 > length:
-        return None
-    lo, hi = _widen(lo, hi, length - (hi - lo + 1))
-    fixed = {meld.lo + i: c for i, c in enumerate(meld.cards)}
-    fixed.update(zip(ranks, nat, strict=True))
-    return Meld(RUN, _place_run(meld.suit, lo, hi, fixed, wilds), suit=meld.suit, lo=lo, hi=hi)
+    naturals = old_nat_cards + nat
+    ranks = [p[0] for p in (parse(c) for c in naturals) if p is not None]
+    return _run(meld.suit, naturals, ranks, old_wilds + wilds)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,8 @@ RULE: Final = HouseRuleDef(
     name="Play on other players' melds",
     description="After someone goes out, each player on a last turn may add cards from hand "
     "to any meld on the table (layOff move): naturals of a book's rank, naturals of a run's "
-    "suit that extend it, wilds on any book or on a run shorter than 11. The engine's "
+    "suit that still make one run with it (its wilds move as needed), wilds on any book or "
+    "on a run shorter than 11. The engine's "
     "last-turn scoring counts lay-offs too. The player who went out has no turn to do it.",
     min_players=2,
     conflicts_with=(),  # none: it combines with every other rule

@@ -644,6 +644,22 @@ def test_last_square_ends_the_game_with_last_plays_in_order() -> None:
     assert r.winners == (0,) and r.scores == {0: 5, 1: 1, 2: 0}
 
 
+def test_current_is_the_player_making_the_last_plays() -> None:
+    d = arrange(
+        driver(players=3, ints=[6]),
+        grid=ALMOST_FULL,
+        actions={0: ["G"]},
+        objectives={0: ["line-all-odd"], 1: ["square-distinct-numbers"], 2: ["line-all-even"]},
+    )
+    d.move(0, play("playColor", card="G", color="G"))
+    d.move(0, play("place", square=sq(4, 4)))
+    assert d.state.phase == FINAL
+    assert [d.view(s)["current"] for s in (None, 0, 1, 2)] == [0] * 4
+    d.move(0, {"done": True})
+    assert d.to_act() == (1,) and d.view(None)["finalQueue"] == [1, 2]
+    assert [d.view(s)["current"] for s in (None, 0, 1, 2)] == [1] * 4
+
+
 def test_done_ends_the_last_plays_early() -> None:
     d = arrange(
         driver(ints=[6]),

@@ -103,36 +103,30 @@ def suited_hand(rng: random.Random, n: int, wild: str, suits: int = 1) -> list[s
     return rng.sample(pool, min(n, len(pool)))
 
 
-def ref_extend_ok(kind, meld_cards, lo, hi, suit, rank, added, wild, min_naturals=0, ratio=None):
-    """Whether ``added`` can be laid off on a table meld, by trying every new interval."""
+def ref_extend_ok(kind, meld_cards, added, wild, min_naturals=0, ratio=None) -> bool:
+    """Whether ``added`` can be laid off on a table meld of ``kind``: the cards of the meld
+    and ``added`` together are one meld of the same kind (``ref_is_meld`` tries every
+    window, so a run's wilds may stand anywhere). A book stays a book of its rank (one
+    natural and wilds included: DECISIONS 1.6.8), an all-wild meld takes only wilds."""
 
     def natural(c):
         return c != "JK" and c[:-1] != wild
 
-    nat = [(VALUE[c[:-1]], c[-1]) for c in added if natural(c)]
-    total_nat = len(nat) + sum(1 for c in meld_cards if natural(c))
-    total_w = len(meld_cards) + len(added) - total_nat
-    if total_nat < min_naturals or (ratio is not None and total_w > ratio * total_nat):
+    grown = list(meld_cards) + list(added)
+    if not ref_is_meld(grown, wild, min_naturals, ratio):
         return False
+    ranks = {VALUE[c[:-1]] for c in grown if natural(c)}
     if kind == "WILD":
-        return not nat
+        return not ranks
     if kind == "BOOK":
-        return all(r == rank for r, _ in nat)
-    length = len(meld_cards) + len(added)
-    for new_lo in range(3, lo + 1):
-        new_hi = new_lo + length - 1
-        if new_hi < hi or new_hi > 13:
-            continue
-        ranks = [r for r, s in nat if s == suit and new_lo <= r <= new_hi and not lo <= r <= hi]
-        if len(ranks) == len(nat) and len(set(ranks)) == len(ranks):
-            return True
-    return False
+        return len(ranks) == 1
+    return len(ranks) > 1
 
 
 def ref_min_leftover_table(cards, wild, table, min_naturals=0, ratio=None) -> int:
     """Every way to send each card to a table meld or keep it, then ``ref_min_leftover``.
 
-    ``table``: tuples ``(kind, cards, lo, hi, suit, rank)``."""
+    ``table``: tuples ``(kind, cards)``."""
     import itertools
 
     cards = list(cards)

@@ -116,6 +116,16 @@ def run_interval(cards: Sequence[str], wild: str) -> tuple[int | None, int | Non
     return meld.lo, meld.hi
 
 
+def grown_interval(
+    cards: Sequence[str], add: Sequence[str], wild: str
+) -> tuple[int | None, int | None] | None:
+    """The ranks of a run after ``add`` is laid on it, or None if it cannot go there."""
+    meld = rules.make_meld(cards, wild)
+    assert meld is not None
+    grown = rules.extend_meld(meld, add, wild)
+    return None if grown is None else (grown.lo, grown.hi)
+
+
 def leftover(cards: Sequence[str], wild: str, **limits: Any) -> int:
     return rules.min_leftover(cards, wild, **limits)
 
@@ -130,6 +140,7 @@ FN: dict[str, Callable[..., Any]] = {
     "kind": meld_kind,
     "is_meld": rules.is_meld,
     "run": run_interval,
+    "grow": grown_interval,
     "points": rules.card_points,
     "leftover": leftover,
     "meld_all": rules.can_meld_all,
@@ -199,6 +210,12 @@ LIBRARY = [
     lib(("FC-10",), "run", (["5H", "6H", "JK"], "K"), (5, 7)),  # extends upward
     lib(("FC-10",), "run", (["JH", "QH", "JK", "JK"], "5"), (10, 13)),  # up to K, then down
     lib(("FC-10",), "run", (["QH", "KH", "JK"], "5"), (11, 13)),
+    # a run is the set of its cards: the placement above never stops a card joining it
+    lib(("FC-10", "1.5-lay-off-on-others"), "grow", (["5H", "6H", "7H"], ["8H"], "K"), (5, 8)),
+    lib(("FC-10", "1.5-lay-off-on-others"), "grow", (["5H", "6H", "7H"], ["9H"], "K"), None),
+    lib(("FC-10", "1.5-lay-off-on-others"), "grow", (["8H", "9H", "JK"], ["10H"], "4"), (8, 11)),
+    lib(("FC-10", "1.5-lay-off-on-others"), "grow", (["QH", "KH", "JK"], ["JH"], "5"), (10, 13)),
+    lib(("FC-10", "1.5-lay-off-on-others"), "grow", (["8H", "JK", "JK"], ["9H"], "K"), None),
     lib(("FC-11",), "kind", (["JK", "KS", "JK"], "K"), rules.WILD),
     lib(("FC-15",), "meld_all", (["8H", "8S", "8C", "QD", "QS", "QC"], "5"), True),
     lib(("FC-15",), "out_discards", (["8H", "8S", "8C", "QD", "QS", "QC"], "5"), ()),

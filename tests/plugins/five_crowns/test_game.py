@@ -377,6 +377,43 @@ def test_lay_off_on_others():
     assert laid.data["layOffs"] == [{"meld": 0, "cards": ["4H"]}]
 
 
+def _round_two_last_turn(enabled=()):
+    """Round 2 (4s wild): seat 0 goes out with four kings; seat 1 holds 8H 9H 10H JK 3C
+    for its last turn. Round 1 ends at once (seat 1 goes out, seat 0 throws a card)."""
+    round_two = stacked(deal_cards([["KS", "KD", "KC", "5S"], ["8H", "9H", "JK", "3C"]],
+                                   "QD", ["KH", "10H"]))  # fmt: skip
+    d = start([["5H", "6H", "7H"], ["9C", "9D", "QS"]], "KD", ["KS", "3C"],
+              enabled=enabled, shuffles=[round_two], rounds=2)  # fmt: skip
+    d.move(1, draw())
+    d.move(1, go_out([["5H", "6H", "7H"]], "KS"))
+    d.move(0, draw())
+    d.move(0, discard("3C"))
+    assert d.state.round == 2 and d.state.wild == "4" and d.to_act() == (0,)
+    d.move(0, draw())
+    d.move(0, go_out([["KS", "KD", "KC", "KH"]], "5S"))
+    d.move(1, draw())
+    assert sorted(d.state.hands[1]) == sorted(["8H", "9H", "10H", "JK", "3C"])
+    return d
+
+
+@pytest.mark.parametrize("enabled", [(), (LAY_OFF,)], ids=["own-melds", "lay-off-on-others"])
+def test_a_laid_run_takes_a_natural_where_its_wild_stood(enabled):
+    """The joker of 8H 9H JK is pinned as the 10 when laid, but the rest of the hand, 10H,
+    still joins it: 8H 9H 10H JK is a run (the joker as 7 or J), so nothing is left."""
+    d = _round_two_last_turn(enabled)
+    assert go_out([["8H", "9H", "10H", "JK"]], "3C") in d.legal(1)
+    events = d.move(1, {"layDown": {"melds": [["8H", "9H", "JK"]], "discard": "3C"}})
+    laid = next(e for e in events if e.type == "cards.laid_down")
+    assert laid.data["layOffs"] == [{"meld": 1, "cards": ["10H"]}]
+    scored = next(e for e in events if e.type == "round.scored")
+    assert scored.data["points"] == {"0": 0, "1": 0}
+    meld = d.view(None)["melds"][1]
+    assert meld["kind"] == "RUN" and meld["seat"] == 1 and len(meld["cards"]) == 4
+    assert sorted(meld["cards"]) == sorted(["8H", "9H", "10H", "JK"])
+    assert (meld["low"], meld["high"]) == ("8", "J")
+    assert meld["cards"][:3] == ["8H", "9H", "10H"]
+
+
 def test_lay_off_refused_without_the_house_rule():
     d = _lay_off_game(())
     d.move(1, draw())

@@ -3,6 +3,7 @@ solver against brute force."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import statistics
 import time
@@ -165,7 +166,17 @@ def test_FC_11_all_wild_kind():
         pytest.param(["5H", "6H", "7H"], ["JK"], "K", (5, 8), id="wild-high-end"),
         pytest.param(["JH", "QH", "KH"], ["JK"], "5", (10, 13), id="wild-low-end-at-king"),
         pytest.param(["3H", "KH"] + ["JK"] * 9, ["JK"], "Q", None, id="run-of-eleven-full"),
-        pytest.param(["5H", "6H", "JK"], ["7H"], "K", None, id="wild-keeps-its-place"),
+        pytest.param(["5H", "6H", "JK"], ["7H"], "K", (5, 8), id="wild-moves-for-a-natural"),
+        pytest.param(["8H", "9H", "JK"], ["10H"], "4", (8, 11), id="issue-17-round-two"),
+        pytest.param(["QH", "KH", "JK"], ["JH"], "5", (10, 13), id="wild-moves-below-the-jack"),
+        pytest.param(["JK", "6H", "7H"], ["5H"], "K", (5, 8), id="wild-moves-up-for-a-low-card"),
+        pytest.param(["5H", "JK", "7H"], ["6H"], "K", (5, 8), id="gap-wild-moves-out"),
+        pytest.param(["5H", "JK", "7H"], ["6H", "8H"], "K", (5, 9), id="gap-wild-moves-two"),
+        pytest.param(["5H", "JK", "JK", "8H"], ["6H", "7H"], "K", (5, 10), id="both-wilds-move"),
+        pytest.param(["5H", "6H", "JK"], ["5H"], "K", None, id="natural-rank-stays-taken"),
+        pytest.param(["5H", "6H", "JK"], ["9H"], "K", None, id="too-far-even-moving-the-wild"),
+        pytest.param(["5H", "6H", "JK"], ["8H"], "K", (5, 8), id="wild-fills-the-gap-it-made"),
+        pytest.param(["8H", "JK", "JK"], ["9H"], "K", None, id="one-natural-book-is-no-run"),
         pytest.param(["8S", "8H", "8C"], ["8D", "JK"], "K", "BOOK", id="book"),
         pytest.param(["8S", "8H", "8C"], ["9D"], "K", None, id="book-wrong-rank"),
     ],
@@ -180,10 +191,10 @@ def test_extend_meld(meld, add, wild, result):
         assert grown is not None and grown.kind == rules.BOOK and len(grown.cards) == 5
     else:
         assert grown is not None and (grown.lo, grown.hi) == result
-    ok = ref_extend_ok(
-        base.kind, base.cards, base.lo or 0, base.hi or 0, base.suit, base.rank, add, wild
-    )
-    assert ok is (grown is not None)
+    assert ref_extend_ok(base.kind, base.cards, add, wild) is (grown is not None)
+    if grown is not None:
+        assert sorted(grown.cards) == sorted(base.cards + tuple(add))
+        assert rules.make_meld(grown.cards, wild) == grown  # the same meld, normalized
 
 
 def test_extend_meld_respects_limits():
@@ -395,7 +406,7 @@ def test_lay_off_leftover_against_brute_force():
         expect = ref_min_leftover_table(
             hand,
             wild,
-            [(m.kind, m.cards, m.lo or 0, m.hi or 0, m.suit, m.rank) for m in table],
+            [(m.kind, m.cards) for m in table],
             limits.min_naturals,
             limits.max_wilds_per_natural,
         )
@@ -405,6 +416,65 @@ def test_lay_off_leftover_against_brute_force():
         assert sorted(used) == sorted(hand)
         for lay in best.lay_offs:
             assert rules.extend_meld(table[lay.target], lay.cards, wild, limits) is not None
+
+
+def _runs_with_wilds() -> list[tuple[list[str], str, tuple[int, ...]]]:
+    """Every run of 3 to 5 hearts, from every start, with wilds for one or two of its
+    ranks (any of them: the lowest, inside, the highest), laid as ``make_meld`` lays them:
+    its cards, the wild rank of the round (never one of its natural ranks) and where the
+    wilds stood."""
+    out = []
+    for length in (3, 4, 5):
+        for lo in range(3, 14 - length + 1):
+            ranks = list(range(lo, lo + length))
+            for count in (1, 2):
+                for spots in itertools.combinations(range(length), count):
+                    if length - count < 2:
+                        continue
+                    natural = [r for i, r in enumerate(ranks) if i not in spots]
+                    wild = next(
+                        r for r in ("K", "3", "7") if rules.parse(r + "S")[0] not in natural
+                    )
+                    wilds = ["JK", wild + "S"][:count]
+                    cards = [RANKS[r - 3] + "H" for r in natural] + wilds
+                    out.append((cards, wild, spots))
+    return out
+
+
+@pytest.mark.parametrize("limits", [MeldLimits(), NAT, RATIO], ids=["publisher", "nat", "ratio"])
+def test_lay_offs_on_runs_with_wilds_against_brute_force(limits):
+    """Lay-offs on a run whose wilds stand at any of its ranks, under each meld limit:
+    ``extend_meld`` agrees with the reference for every single card and every pair of
+    cards near the run, and the minimum leftover with lay-offs on it is exact."""
+    rng = random.Random(17)
+    seen = set()
+    for cards, wild, spots in _runs_with_wilds():
+        meld = rules.make_meld(cards, wild, limits)
+        if meld is None:
+            assert not ref_is_meld(cards, wild, limits.min_naturals, limits.max_wilds_per_natural)
+            continue
+        assert meld.kind == rules.RUN and meld.lo is not None and meld.hi is not None
+        length = len(cards)
+        seen.update(("low" if s == 0 else "high" if s == length - 1 else "inside") for s in spots)
+        near = [RANKS[q - 3] + "H" for q in range(max(3, meld.lo - 2), min(13, meld.hi + 2) + 1)]
+        near = [c for c in near if rules.parse(c)[0] != rules.parse(wild + "S")[0]]
+        singles = [*near, "JK", wild + "D", "5S"]
+        limit_args = (limits.min_naturals, limits.max_wilds_per_natural)
+        for add in [[c] for c in singles] + [list(p) for p in itertools.combinations(singles, 2)]:
+            grown = rules.extend_meld(meld, add, wild, limits)
+            assert ref_extend_ok(meld.kind, meld.cards, add, wild, *limit_args) is (
+                grown is not None
+            ), (meld.cards, add, wild, limits)
+            if grown is not None:
+                assert sorted(grown.cards) == sorted(meld.cards + tuple(add))
+        for _ in range(4):
+            hand = rng.sample([*near, *near, "JK", wild + "D", "9S", "9C"], rng.randint(2, 6))
+            best = rules.best_arrangement(hand, wild, limits, [meld])
+            expect = ref_min_leftover_table(hand, wild, [(meld.kind, meld.cards)], *limit_args)
+            assert best.points == expect, (hand, wild, meld.cards, limits)
+            for lay in best.lay_offs:
+                assert rules.extend_meld(meld, lay.cards, wild, limits) is not None
+    assert seen == {"low", "inside", "high"}
 
 
 @pytest.mark.parametrize(
