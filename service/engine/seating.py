@@ -20,11 +20,13 @@ from service.engine.table import (
     FINISHED,
     HUMAN,
     MAX_NAME,
+    NAME_TAKEN,
     OPEN,
     PLAYING,
     Seat,
     Table,
     clean_name,
+    name_taken,
 )
 from service.engine.table import leave as leave_open
 
@@ -107,6 +109,8 @@ def replace_player(
         return Rejected("NOT_FOUND", f"no seat {seat} at this table")
     if s.kind == EMPTY:
         return Rejected("BAD_INPUT", f"seat {seat} is empty: a new player joins it with joinTable")
+    if name_taken(table, clean, but=seat):
+        return Rejected("BAD_INPUT", NAME_TAKEN)
     new = replace(
         s,
         kind=HUMAN,

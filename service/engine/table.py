@@ -223,6 +223,24 @@ def clean_name(name: str) -> str | None:
     return name
 
 
+def name_key(name: str) -> str:
+    """What makes two names the same at a table: equal after NFKC and case folding (so
+    "ANN", "ann" and the same letters in full width are one name)."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def name_taken(table: Table, name: str, but: int | None = None) -> bool:
+    """Whether another taken seat than ``but`` carries ``name`` (as ``name_key`` sees it)."""
+    key = name_key(name)
+    return any(
+        s.kind != EMPTY and s.index != but and s.name is not None and name_key(s.name) == key
+        for s in table.seats
+    )
+
+
+NAME_TAKEN: Final = "another seat at this table has that name"
+
+
 def _free_seat(table: Table, seat: int | None) -> int | Rejected:
     if table.status != OPEN:
         return Rejected("TABLE_NOT_OPEN", "seats change only while the table is open")
@@ -264,6 +282,8 @@ def join(
     index = _free_seat(table, seat)
     if isinstance(index, Rejected):
         return index
+    if name_taken(table, clean):
+        return Rejected("BAD_INPUT", NAME_TAKEN)
     new = Seat(index, HUMAN, clean, token_hash, host, client_seed)
     event = Event("seat.joined", {"name": clean, "host": host}, seat=index)
     return _with_seat(table, new, now), index, [event]
@@ -273,7 +293,10 @@ def add_bot(table: Table, *, seat: int | None, now: str) -> tuple[Table, list[Ev
     index = _free_seat(table, seat)
     if isinstance(index, Rejected):
         return index
-    name = f"Bot {index + 1}"
+    name, n = f"Bot {index + 1}", 1
+    while name_taken(table, name):
+        n += 1
+        name = f"Bot {index + 1}.{n}"
     return _with_seat(table, Seat(index, BOT, name), now), [
         Event("seat.bot_added", {"name": name}, seat=index)
     ]

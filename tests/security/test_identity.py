@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import json
 import secrets
 from collections.abc import AsyncIterator
@@ -17,7 +18,7 @@ import pytest
 from support.server import Client, make_settings, serve, ws_init, ws_next
 from websockets.exceptions import ConnectionClosed
 
-from service import tables as tables_module
+from service.engine import rights as rights_module
 from service.store.memory import MemoryStore
 
 CREATE = """mutation($g: ID!, $s: Int) { createTable(gameId: $g, seats: $s) {
@@ -197,13 +198,13 @@ async def test_an_expired_table_takes_its_tokens_along(registry):
 async def test_tokens_are_stored_hashed_and_compared_in_constant_time(registry, monkeypatch):
     store = MemoryStore()
     calls: list[tuple[str, str]] = []
-    real = secrets.compare_digest
+    real = hmac.compare_digest
 
     def spy(a: Any, b: Any) -> bool:
         calls.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(tables_module.secrets, "compare_digest", spy)
+    monkeypatch.setattr(rights_module.hmac, "compare_digest", spy)
     async with serve(make_settings(), registry, store) as c:
         t = await open_table(c, seats=2)
         snapshot, _ = await store.load(t.id)  # type: ignore[misc]

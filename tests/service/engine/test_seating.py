@@ -75,3 +75,15 @@ def test_the_host_hands_a_seat_over_keeping_its_client_seed():
             _table(status), seat=seat_no, name="X", token_hash="n", at="y"
         )
         assert isinstance(refused, Rejected) and refused.code == code
+
+
+def test_a_replacing_player_may_not_take_another_seats_name():
+    table = _table()
+    other = table.seats[1].name
+    assert other is not None
+    out = seating.replace_player(table, seat=0, name=other.upper(), token_hash="n", at="y")
+    assert isinstance(out, Rejected) and out.code == "BAD_INPUT"
+    mine = table.seats[0].name
+    assert mine is not None
+    same = seating.replace_player(table, seat=0, name=mine, token_hash="n", at="y")
+    assert not isinstance(same, Rejected)  # a seat's own name may pass to its new player

@@ -32,9 +32,10 @@ def _new(**kw: Any) -> eng.Table:
     return made[0]
 
 
-def _join(table: eng.Table, seat: int | None = None) -> eng.Table:
+def _join(table: eng.Table, seat: int | None = None, name: str | None = None) -> eng.Table:
+    name = name or f"P{len(table.seated())}"
     out = eng.join(
-        table, name="A", seat=seat, token_hash=f"tok{seat}", host=False, client_seed=None, now="x"
+        table, name=name, seat=seat, token_hash=f"tok{seat}", host=False, client_seed=None, now="x"
     )
     assert not isinstance(out, Rejected), out
     return out[0]
@@ -51,6 +52,28 @@ def test_seats_fill_and_refuse():
     assert t.seated() == (0, 1, 2)
     full = eng.join(t, name="B", seat=None, token_hash="x", host=False, client_seed=None, now="x")
     assert isinstance(full, Rejected) and full.code == "TABLE_FULL"
+
+
+@pytest.mark.parametrize(
+    "second",
+    ["Ann", "ANN", "ann", " Ann ", "\uff21\uff4e\uff4e", "\uff41NN"],
+    ids=["same", "upper", "lower", "spaced", "fullwidth", "mixed"],
+)
+def test_names_are_unique_per_table_after_nfkc_case_folding(second: str):
+    t = _join(_new(), 0, "Ann")
+    out = eng.join(t, name=second, seat=1, token_hash="t1", host=False, client_seed=None, now="x")
+    assert isinstance(out, Rejected) and out.code == "BAD_INPUT", second
+    assert out.reason == eng.NAME_TAKEN
+
+
+def test_a_name_frees_with_its_seat_and_bots_avoid_taken_names():
+    t = _join(_new(), 0, "Bot 2")
+    bot = eng.add_bot(t, seat=1, now="x")
+    assert not isinstance(bot, Rejected)
+    assert bot[0].seats[1].name not in ("Bot 2", None) and bot[1][0].data["name"] == "Bot 2.2"
+    left = eng.leave(t, seat=0, now="x")
+    assert not isinstance(left, Rejected)
+    assert not isinstance(_join(left[0], 2, "bot 2"), Rejected)  # an empty seat has no name
 
 
 def test_start_drops_empty_seats_and_keeps_indices():
