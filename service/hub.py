@@ -258,7 +258,10 @@ class Hub:
             seen = cursor_key(after) if after is not None else None
             cursor = after
             while True:
-                batch = await self.store.events(table_id, cursor, FETCH_BATCH)
+                # A seat's replay never reads what only viewers without a seat see.
+                batch = await self.store.events(
+                    table_id, cursor, FETCH_BATCH, seated=seat is not None
+                )
                 for event in batch:
                     seen, cursor = cursor_key(event.cursor), event.cursor
                     yield Delivery(event)
