@@ -66,6 +66,7 @@ def test_default_values_are_valid():
         ("config.TABLESTATE_REDIS_TIMEOUT", 0.5),
         ("config.TABLESTATE_GRAPHIQL", False),
         ("config.TABLESTATE_LOG_LEVEL", None),
+        ("config.TABLESTATE_TABLES_PER_ADDRESS", 0),
         ("config.TABLESTATE_CHAT_KEPT", 50),
         ("podDisruptionBudget.minAvailable", "50%"),
         ("image.digest", "sha256:" + "a" * 64),
