@@ -68,6 +68,7 @@ def test_default_values_are_valid():
         ("config.TABLESTATE_LOG_LEVEL", None),
         ("config.TABLESTATE_TABLES_PER_ADDRESS", 0),
         ("config.TABLESTATE_CHAT_KEPT", 50),
+        ("redis.bundled.maxmemory", "2gb"),
         ("podDisruptionBudget.minAvailable", "50%"),
         ("image.digest", "sha256:" + "a" * 64),
         ("autoscaling.targetMemoryUtilizationPercentage", 80),
@@ -90,6 +91,8 @@ def test_good_values_are_accepted(path, value):
         ("redis.cluster", "yes"),
         ("redis.bundled.appendfsync", "never"),
         ("redis.bundled.persistence.size", "lots"),
+        ("redis.bundled.maxmemory", "0"),  # no limit: Redis would grow until killed
+        ("redis.bundled.maxmemory", "lots"),
         ("config.TABLESTATE_IDEMPOTENCY_KEPT", 0),
         ("secret", 12345),
         ("allowedOrigins", "https://play.example.com"),
