@@ -71,11 +71,13 @@ def open_store(settings: Settings) -> StateStore:
             prefix=settings.redis_prefix,
             max_connections=settings.redis_max_connections,
             timeout=settings.redis_timeout,
+            chat_kept=settings.chat_kept,
+            idempotency_kept=settings.idempotency_kept,
             cluster=settings.redis_cluster,
         )
     from service.store.memory import MemoryStore
 
-    return MemoryStore()
+    return MemoryStore(chat_kept=settings.chat_kept, idempotency_kept=settings.idempotency_kept)
 
 
 class BodyLimit:

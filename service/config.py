@@ -133,6 +133,12 @@ class Settings:
     max_ws_per_address: int = 32
     max_cost: int = 100_000
     max_mutations: int = 5
+    # Bounded storage (docs/security.md): tables one address may create an hour (0: no
+    # limit), chat and presence events kept per table and audience, idempotency records
+    # kept per table.
+    tables_per_address: int = 30
+    chat_kept: int = 100
+    idempotency_kept: int = 100
     # Chat and presence (service/social.py).
     chat_rate: float = 1.0
     chat_burst: int = 5
@@ -197,6 +203,9 @@ class Settings:
             max_ws_per_address=_int(env, "TABLESTATE_MAX_WS_PER_ADDRESS", 32, 0),
             max_cost=_int(env, "TABLESTATE_MAX_COST", 100_000, 100),
             max_mutations=_int(env, "TABLESTATE_MAX_MUTATIONS", 5, 1),
+            tables_per_address=_int(env, "TABLESTATE_TABLES_PER_ADDRESS", 30, 0),
+            chat_kept=_int(env, "TABLESTATE_CHAT_KEPT", 100, 1),
+            idempotency_kept=_int(env, "TABLESTATE_IDEMPOTENCY_KEPT", 100, 1),
             chat_rate=_float(env, "TABLESTATE_CHAT_RATE", 1.0),
             chat_burst=_int(env, "TABLESTATE_CHAT_BURST", 5, 1),
             presence_ttl=max(1.0, _float(env, "TABLESTATE_PRESENCE_TTL", 30.0)),

@@ -297,7 +297,10 @@ class Hub:
             seen = cursor_key(after) if after is not None else None
             cursor = after
             while True:
-                batch = await self.store.events(table_id, cursor, FETCH_BATCH)
+                # A seat's replay never reads what only viewers without a seat see.
+                batch = await self.store.events(
+                    table_id, cursor, FETCH_BATCH, seated=seat is not None
+                )
                 if batch and follows:
                     await self._read_table(feed)
                 for event in batch:

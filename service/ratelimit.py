@@ -7,7 +7,9 @@ addresses they come from; a costly operation counts as more than one (``api/limi
 buckets live in the store, so with Redis they hold across replicas (one key each, apart
 from every table, checked by one Lua script); with the memory store, in the process.
 WebSocket connections per address are counted per replica (a connection is a resource of
-the replica that holds it).
+the replica that holds it). Tables created are counted per address too, by the hour, in a
+bucket of their own (``TABLESTATE_TABLES_PER_ADDRESS``), so that one address cannot fill
+the store with tables that each live for days.
 
 Who the client is: the TCP peer, unless the peer is a trusted proxy
 (``TABLESTATE_TRUSTED_PROXIES``) and the request carries ``X-Forwarded-For``: then the
@@ -194,6 +196,26 @@ class Guard:
                 self._reserved.clear()  # forgets some paid requests: stricter, never looser
             self._reserved[key] = self._reserved.get(key, 0) + want - n
         return 0.0
+
+    async def admit_table(self, client: Client) -> float:
+        """Count one table created by ``client``: 0.0, or the seconds until it may create
+        one more (``RATE_LIMITED``). The bucket holds ``TABLESTATE_TABLES_PER_ADDRESS``
+        tables and refills at that many an hour; it is kept in the store, so shared by
+        every replica, and taken one table at a time (never paid ahead)."""
+        per_hour = self.settings.tables_per_address
+        if client.exempt or per_hour <= 0:
+            return 0.0
+        try:
+            wait = float(
+                await self._store.rate_limit("c:" + client.address, per_hour / 3600, per_hour)
+            )
+        except Exception as exc:
+            # Fail open, as admit does: the creation itself then fails if the store is away.
+            log.warning("table cap not checked: %s: %s", type(exc).__name__, exc)
+            return 0.0
+        if wait > 0:
+            self.metrics.inc("tablestate_errors_total", code="RATE_LIMITED")
+        return wait
 
     # -- WebSocket connections ---------------------------------------------------------
 

@@ -49,6 +49,7 @@ from service.store.base import (
     Page,
     StateStore,
     StoredEvent,
+    StoreFull,
     StoreUnavailable,
     TableMeta,
 )
@@ -182,6 +183,8 @@ class TableService(TableSocial, BotDriver, TableLife):
         start = time.perf_counter()
         try:
             return await call
+        except StoreFull as exc:
+            raise ApiError("UNAVAILABLE", "the store is full; retry later") from exc
         except StoreUnavailable as exc:
             raise ApiError("UNAVAILABLE", "the store is unreachable; retry later") from exc
         finally:
@@ -645,12 +648,21 @@ class TableService(TableSocial, BotDriver, TableLife):
         return table, state, events, None
 
     async def events(
-        self, table_id: str, after: str | None, first: int, last: int | None
+        self,
+        table_id: str,
+        after: str | None,
+        first: int,
+        last: int | None,
+        *,
+        seated: bool = False,
     ) -> tuple[StoredEvent, ...]:
+        """Events after a cursor, or the newest ``last``; ``seated``: for a reader with a
+        seat (the store leaves out, and never reads, events it may not see)."""
         try:
             if last is not None:
-                return await self._store_call(self.store.last_events(table_id, last))
-            return await self._store_call(self.store.events(table_id, after, first))
+                found = self.store.last_events(table_id, last, seated=seated)
+                return await self._store_call(found)
+            return await self._store_call(self.store.events(table_id, after, first, seated=seated))
         except BadCursor as exc:
             raise ApiError("BAD_INPUT", str(exc)) from exc
 

@@ -6,6 +6,7 @@ No ``from __future__ import annotations``: the classes below are built inside a 
 
 import enum
 import json
+import math
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any
 
@@ -169,6 +170,22 @@ def as_token(loaded: Loaded, token: str | None) -> TableType:
     return table_of(loaded, rights(Credential.of_token(token), loaded.table))
 
 
+async def admit_table(context: Context) -> None:
+    """Count a new table against its client address (``TABLESTATE_TABLES_PER_ADDRESS``).
+
+    Raises:
+        ApiError: ``RATE_LIMITED`` when the address made its tables for now.
+    """
+    guard, client = context.services.guard, context.client
+    if guard is None or client is None:
+        return
+    wait = await guard.admit_table(client)
+    if wait > 0:
+        raise ApiError(
+            "RATE_LIMITED", f"too many tables from this address; retry in {math.ceil(wait)} s"
+        )
+
+
 async def as_caller(
     info: Info, table_id: strawberry.ID, op: Callable[[Any, str], Awaitable[Loaded]]
 ) -> TableType:
@@ -316,6 +333,7 @@ def build_schema(
                 raise ApiError("BAD_INPUT", f"at most {MAX_RULES} house rules")
             if options is not None and len(json.dumps(options)) > MAX_OPTIONS_BYTES:
                 raise ApiError("BAD_INPUT", "options are too large")
+            await admit_table(info.context)
             loaded, token = await info.context.services.tables.create(
                 str(game_id), rules, options, seats, private
             )

@@ -475,13 +475,17 @@ class MovePayload:
 async def visible_events(
     info: Info, table_id: str, seat: int | None, after: str | None, first: int, last: int | None
 ) -> list[StoredEvent]:
-    """Events as ``Table.events`` gives them: those the viewer may see (``hub.visible``),
-    as many as asked for when the table has them (hidden ones do not use up a page)."""
+    """Events as ``Table.events`` gives them: those the viewer may see (``rights.visible``),
+    as many as asked for when the table has them (hidden ones do not use up a page). The
+    store keeps spectators' events apart and a seat's read never reads them, so a page is
+    one store call; the loops below only turn over spectators' messages that an older
+    version of the service kept in the game's own stream."""
     tables = info.context.services.tables
+    seated = seat is not None
     if last is not None:
         want = last
         while True:
-            found = await tables.events(table_id, None, 0, want)
+            found = await tables.events(table_id, None, 0, want, seated=seated)
             shown = [e for e in found if visible(e, seat)]
             if len(shown) >= last or len(found) < want or want >= 10 * MAX_EVENTS:
                 return shown[-last:] if last else []
@@ -489,7 +493,7 @@ async def visible_events(
     out: list[StoredEvent] = []
     cursor = after
     while len(out) < first:
-        found = await tables.events(table_id, cursor, first, None)
+        found = await tables.events(table_id, cursor, first, None, seated=seated)
         out += [e for e in found if visible(e, seat)]
         if len(found) < first:
             break  # the log ends here

@@ -4,13 +4,22 @@ A table is an opaque snapshot (JSON text the engine writes), a version, an event
 move log. Every change is a ``commit`` that lands whole or not at all, and only if the
 table is still at ``expected_version``. Events get their cursor from the store:
 ``<version>-<n>``, the n-th event (from 0) of the commit that made that version.
+
+A table's events are kept in three logs that share one cursor order: the game's own (every
+commit's events, never dropped), the appended events every viewer sees (seats' chat,
+presence) and the appended events with an audience (spectators' chat). The two appended
+logs keep their newest ``chat_kept`` events each, so chat never grows a table without
+bound, and a reader with a seat never reads the third log at all, so its work per page is
+bounded by the page whatever the spectators say.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import heapq
+import itertools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
 from service import _json
 from service.engine import rights
@@ -22,6 +31,11 @@ class StoreError(Exception):
 
 class StoreUnavailable(StoreError):
     """The backing server cannot be reached (API: ``UNAVAILABLE``)."""
+
+
+class StoreFull(StoreUnavailable):
+    """The backing server is at its memory limit and refuses writes (API: ``UNAVAILABLE``);
+    nothing of the refused write was applied, and reads still work."""
 
 
 class BadCursor(StoreError):
@@ -47,6 +61,12 @@ class NewEvent:
 
 # ``audience`` of an event seen only by viewers without a seat (spectators' chat).
 SPECTATORS: Final = rights.SPECTATORS
+
+CHAT_KEPT: Final = 100
+"""Appended events (chat, presence) kept per table and log, by default: the newest ones."""
+
+IDEMPOTENCY_KEPT: Final = 100
+"""Idempotency records kept per table, by default: the newest ones."""
 
 LOBBY: Final = "*lobby"
 """The pseudo table id under which the lobby channel is watched (no table id has ``*``)."""
@@ -95,6 +115,7 @@ class StoredEvent:
 
 
 _U64_MAX = 2**64 - 1
+_T = TypeVar("_T")
 
 
 def cursor_key(cursor: str) -> tuple[int, int]:
@@ -115,6 +136,21 @@ def stamp(version: int, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
         StoredEvent(f"{version}-{n}", version, e.type, e.at, e.data, e.seat, e.private, e.audience)
         for n, e in enumerate(events)
     )
+
+
+def game_events(events: Sequence[NewEvent]) -> Sequence[NewEvent]:
+    """``events`` of a commit, checked: the game's own are for every viewer."""
+    for e in events:
+        if e.audience is not None:
+            raise ValueError(f"a commit's events are for every viewer, not {e.audience!r}")
+    return events
+
+
+def merge_first(
+    logs: Iterable[Iterable[_T]], key: Callable[[_T], tuple[int, int]], n: int, newest: bool
+) -> list[_T]:
+    """The first ``n`` items of logs each in cursor order (``newest``: each newest first)."""
+    return list(itertools.islice(heapq.merge(*logs, key=key, reverse=newest), max(n, 0)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,19 +263,33 @@ class StateStore(Protocol):
         not recorded), write the snapshot at ``expected_version + 1``, append the events
         and the ``log`` entry (the move, for replay), record the key, reset the table's
         expiry to ``ttl`` seconds, and announce the new cursor. A table that does not
-        exist is a conflict at version 0."""
+        exist is a conflict at version 0.
+
+        The table keeps the newest ``idempotency_kept`` records: recording one more drops
+        the oldest, whose key then counts as new again. A commit's events are for every
+        viewer (``audience`` None; ``ValueError`` otherwise): they are the game's own,
+        never dropped."""
 
     async def idempotency(self, table_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """The record of an idempotency key, if any."""
 
     async def events(
-        self, table_id: str, after: str | None = None, limit: int = 100
+        self, table_id: str, after: str | None = None, limit: int = 100, *, seated: bool = False
     ) -> tuple[StoredEvent, ...]:
         """Up to ``limit`` events after the cursor (from the first when None), in order.
-        Raises ``BadCursor`` for a cursor this table never had or no longer keeps."""
 
-    async def last_events(self, table_id: str, n: int) -> tuple[StoredEvent, ...]:
-        """The newest ``n`` events, oldest first."""
+        ``seated``: the reader holds a seat, so events with an audience (for viewers
+        without a seat) are left out, and not even read: the work is bounded by ``limit``
+        whatever their number. The cursor may still be one of theirs.
+
+        Raises ``BadCursor`` for a cursor this table never had or no longer keeps; a
+        cursor older than an appended event the table dropped (``chat_kept``) is taken as
+        a place to resume from, since it may name a dropped one."""
+
+    async def last_events(
+        self, table_id: str, n: int, *, seated: bool = False
+    ) -> tuple[StoredEvent, ...]:
+        """The newest ``n`` events, oldest first (``seated`` as for ``events``)."""
 
     async def moves(self, table_id: str) -> tuple[str, ...]:
         """The table's log entries, in commit order."""
@@ -279,7 +329,10 @@ class StateStore(Protocol):
         """Append events that change no state (chat, presence) at the table's current
         version: cursors ``<version>-<n>`` with the next free ``n``s, atomically with
         respect to commits; announced like a commit. The version, the snapshot and the
-        table's expiry stay as they are. Returns () when there is no such table."""
+        table's expiry stay as they are. Returns () when there is no such table.
+
+        Appended events are kept apart from the game's, in two logs (every viewer's, and
+        those with an audience), each trimmed to its newest ``chat_kept`` events."""
 
     async def presence(self, table_id: str, seat: int, member: str, on: bool, ttl: float) -> bool:
         """Mark one connection holder (``member``: a replica's id) of a seat as connected

@@ -1,15 +1,22 @@
 -- One commit of one table, atomically and in one round trip (also creates a table).
 -- Every key is the table's own and shares its hash tag, so this runs on Redis Cluster.
 --
--- KEYS: 1 snapshot hash (v, snap, game, status, created), 2 event stream,
---       3 idempotency hash (field "<seat>:<key>"), 4 move log list, 5 the table's shard channel
+-- KEYS: 1 snapshot hash (v, snap, game, status, created), 2 the game's event stream,
+--       3 idempotency hash (field "<seat>:<key>"), 4 move log list, 5 the table's shard
+--       channel, 6 idempotency fields oldest first (list), 7 and 8 the appended events'
+--       streams (only their expiry is set here)
 -- ARGV: 1 "1" to create (the table must not exist) or "0" to commit (it must),
 --       2 expected version, 3 ttl in milliseconds, 4 snapshot, 5 game id, 6 status,
 --       7 created_at, 8 "" or "+" followed by the log entry, 9 "" or the idempotency field,
 --       10 the idempotency record, 11 events kept per table ("0": all),
---       12.. pairs of (stream id "<version>-<n>", event JSON)
+--       12 idempotency records kept per table,
+--       13.. pairs of (stream id "<version>-<n>", event JSON)
 -- Returns {1, new version, previous status} when applied, {0, current version} on a
 -- conflict, {2, current version, record} when the idempotency key is already recorded.
+--
+-- The first write is the HSET below: a Redis at its maxmemory (noeviction) refuses it
+-- with an OOM error before anything is written, and lets a script that has begun writing
+-- finish, so a commit lands whole or not at all even when Redis is full.
 
 local current = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 
@@ -30,7 +37,7 @@ redis.call('HSET', KEYS[1], 'v', version, 'snap', ARGV[4], 'game', ARGV[5],
   'status', ARGV[6], 'created', ARGV[7])
 
 local last = ''
-for i = 12, #ARGV, 2 do
+for i = 13, #ARGV, 2 do
   redis.call('XADD', KEYS[2], ARGV[i], 'e', ARGV[i + 1])
   last = ARGV[i]
 end
@@ -43,9 +50,17 @@ if ARGV[8] ~= '' then
 end
 if ARGV[9] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[9], ARGV[10])
+  -- Keep the newest records only: a key recorded is never recorded again while kept,
+  -- so each field is in the list once.
+  local excess = redis.call('RPUSH', KEYS[6], ARGV[9]) - tonumber(ARGV[12])
+  if excess > 0 then
+    for _, old in ipairs(redis.call('LPOP', KEYS[6], excess)) do
+      redis.call('HDEL', KEYS[3], old)
+    end
+  end
 end
 
-for i = 1, 4 do
+for _, i in ipairs({1, 2, 3, 4, 6, 7, 8}) do
   redis.call('PEXPIRE', KEYS[i], ARGV[3])
 end
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import bisect
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import final
 
 from service.store.base import (
+    CHAT_KEPT,
+    IDEMPOTENCY_KEPT,
     BadCursor,
     CommitResult,
     Idempotency,
@@ -27,6 +29,8 @@ from service.store.base import (
     TableExists,
     TableMeta,
     cursor_key,
+    game_events,
+    merge_first,
     page_cursor,
     parse_page_cursor,
     stamp,
@@ -36,15 +40,65 @@ _MAX_LIMIT_KEYS = 100_000  # past this, keys whose bucket is full again are drop
 
 
 @dataclass(slots=True)
+class _Log:
+    """Events in cursor order, with the cursor key of each."""
+
+    events: list[StoredEvent] = field(default_factory=list)
+    keys: list[tuple[int, int]] = field(default_factory=list)
+    dropped: bool = False  # older events were dropped to keep this log bounded
+
+    def add(self, events: Sequence[StoredEvent], keep: int | None) -> None:
+        self.events.extend(events)
+        self.keys.extend(cursor_key(e.cursor) for e in events)
+        if keep is not None and len(self.events) > keep:
+            excess = len(self.events) - keep
+            del self.events[:excess]
+            del self.keys[:excess]
+            self.dropped = True
+
+    def has(self, cursor: str, key: tuple[int, int]) -> bool:
+        i = bisect.bisect_left(self.keys, key)
+        return i < len(self.keys) and self.events[i].cursor == cursor
+
+    def after(
+        self, key: tuple[int, int] | None, n: int
+    ) -> Iterator[tuple[tuple[int, int], StoredEvent]]:
+        start = 0 if key is None else bisect.bisect_right(self.keys, key)
+        return zip(self.keys[start : start + n], self.events[start : start + n], strict=True)
+
+    def newest(self, n: int) -> Iterator[tuple[tuple[int, int], StoredEvent]]:
+        return zip(reversed(self.keys[-n:]), reversed(self.events[-n:]), strict=True)
+
+
+@dataclass(slots=True)
 class _Table:
     snapshot: str
     version: int
     meta: TableMeta
     expires_at: float
-    events: list[StoredEvent] = field(default_factory=list)
-    keys: list[tuple[int, int]] = field(default_factory=list)  # cursor_key of each event
+    game: _Log = field(default_factory=_Log)  # every commit's events
+    chat: _Log = field(default_factory=_Log)  # appended, for every viewer
+    quiet: _Log = field(default_factory=_Log)  # appended, with an audience
     moves: list[str] = field(default_factory=list)
     records: dict[tuple[int, str], IdempotencyRecord] = field(default_factory=dict)
+
+    def resumable(self, cursor: str, key: tuple[int, int]) -> bool:
+        """Whether a cursor is a place to resume from: one of the kept events (of any
+        log, whoever reads), or one that may name a dropped chat message (older than the
+        oldest kept of a log that dropped some)."""
+        if any(log.has(cursor, key) for log in (self.game, self.chat, self.quiet)):
+            return True
+        return any(
+            log.dropped and log.keys and key < log.keys[0] for log in (self.chat, self.quiet)
+        )
+
+    def logs(self, seated: bool) -> tuple[_Log, ...]:
+        """The logs a reader reads: one with a seat never reads events with an audience."""
+        return (self.game, self.chat) if seated else (self.game, self.chat, self.quiet)
+
+
+def _key(pair: tuple[tuple[int, int], StoredEvent]) -> tuple[int, int]:
+    return pair[0]
 
 
 @final
@@ -53,17 +107,31 @@ class MemoryStore:
 
     Args:
         clock: Monotonic seconds used for expiry; tests inject a fake one.
-        max_events: Keep only the newest events of each table (None: keep all). A cursor
-            older than what is kept is a ``BadCursor``.
+        max_events: Keep only the newest of each table's own game events (None: keep
+            all). A cursor older than what is kept is a ``BadCursor``.
+        chat_kept: Appended events (chat, presence) kept per table and log, the newest.
+        idempotency_kept: Idempotency records kept per table, the newest.
     """
 
     def __init__(
-        self, *, clock: Callable[[], float] = time.monotonic, max_events: int | None = None
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        max_events: int | None = None,
+        chat_kept: int = CHAT_KEPT,
+        idempotency_kept: int = IDEMPOTENCY_KEPT,
     ) -> None:
-        if max_events is not None and max_events < 1:
-            raise ValueError(f"max_events must be at least 1, not {max_events}")
+        for name, value in [
+            ("max_events", max_events),
+            ("chat_kept", chat_kept),
+            ("idempotency_kept", idempotency_kept),
+        ]:
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1, not {value}")
         self._clock = clock
         self._max_events = max_events
+        self._chat_kept = chat_kept
+        self._idempotency_kept = idempotency_kept
         self._tables: dict[str, _Table] = {}
         self._due: dict[tuple[str, int], float] = {}
         self._listener: Listener | None = None
@@ -81,12 +149,7 @@ class MemoryStore:
         return table
 
     def _append(self, table: _Table, events: tuple[StoredEvent, ...], log: str | None) -> None:
-        table.events.extend(events)
-        table.keys.extend(cursor_key(e.cursor) for e in events)
-        if self._max_events is not None and len(table.events) > self._max_events:
-            excess = len(table.events) - self._max_events
-            del table.events[:excess]
-            del table.keys[:excess]
+        table.game.add(events, self._max_events)
         if log is not None:
             table.moves.append(log)
 
@@ -106,7 +169,7 @@ class MemoryStore:
         if self._live(table_id) is not None:
             raise TableExists(table_id)
         table = _Table(snapshot, 1, meta, self._clock() + ttl)
-        stored = stamp(1, events)
+        stored = stamp(1, game_events(events))
         self._append(table, stored, None)
         self._tables[table_id] = table
         self._announce(table_id, stored)
@@ -138,14 +201,17 @@ class MemoryStore:
         if table.version != expected_version:
             return CommitResult(ok=False, version=table.version)
         version = expected_version + 1
-        stored = stamp(version, events)
+        stored = stamp(version, game_events(events))
         table.snapshot, table.version, table.meta = snapshot, version, meta
         table.expires_at = self._clock() + ttl
         self._append(table, stored, log)
         if idempotency is not None:
-            table.records[(idempotency.seat, idempotency.key)] = IdempotencyRecord(
+            records = table.records
+            records[(idempotency.seat, idempotency.key)] = IdempotencyRecord(
                 idempotency.move_hash, version, stored
             )
+            while len(records) > self._idempotency_kept:  # oldest first: insertion order
+                del records[next(iter(records))]
         self._announce(table_id, stored)
         return CommitResult(ok=True, version=version, events=stored)
 
@@ -154,26 +220,27 @@ class MemoryStore:
         return None if table is None else table.records.get((seat, key))
 
     async def events(
-        self, table_id: str, after: str | None = None, limit: int = 100
+        self, table_id: str, after: str | None = None, limit: int = 100, *, seated: bool = False
     ) -> tuple[StoredEvent, ...]:
         table = self._live(table_id)
-        kept = table.events if table is not None else []
-        start = 0
+        wanted: tuple[int, int] | None = None
         if after is not None:
             wanted = cursor_key(after)
-            keys = table.keys if table is not None else []
-            i = bisect.bisect_left(keys, wanted)
-            # Only a cursor this table still keeps is a place to resume from.
-            if i == len(keys) or kept[i].cursor != after:
+            if table is None or not table.resumable(after, wanted):
                 raise BadCursor(f"cursor {after!r} is not one of this table's kept events")
-            start = i + 1
-        return tuple(kept[start : start + max(limit, 0)])
+        if table is None or limit <= 0:
+            return ()
+        parts = [log.after(wanted, limit) for log in table.logs(seated)]
+        return tuple(e for _, e in merge_first(parts, _key, limit, newest=False))
 
-    async def last_events(self, table_id: str, n: int) -> tuple[StoredEvent, ...]:
+    async def last_events(
+        self, table_id: str, n: int, *, seated: bool = False
+    ) -> tuple[StoredEvent, ...]:
         table = self._live(table_id)
         if table is None or n <= 0:
             return ()
-        return tuple(table.events[-n:])
+        parts = [log.newest(n) for log in table.logs(seated)]
+        return tuple(e for _, e in reversed(merge_first(parts, _key, n, newest=True)))
 
     async def moves(self, table_id: str) -> tuple[str, ...]:
         table = self._live(table_id)
@@ -207,13 +274,15 @@ class MemoryStore:
         if table is None or not events:
             return ()
         version = table.version
-        last = table.keys[-1] if table.keys else (version, -1)
+        logs = (table.game, table.chat, table.quiet)
+        last = max((log.keys[-1] for log in logs if log.keys), default=(version, -1))
         first = last[1] + 1 if last[0] == version else 0
         stored = tuple(
             replace(s, cursor=f"{version}-{first + i}")
             for i, s in enumerate(stamp(version, events))
         )
-        self._append(table, stored, None)
+        table.chat.add([e for e in stored if e.audience is None], self._chat_kept)
+        table.quiet.add([e for e in stored if e.audience is not None], self._chat_kept)
         self._announce(table_id, stored)
         return stored
 

@@ -1,9 +1,11 @@
 """The Redis store: every table lives in Redis, so any replica serves any table.
 
 A table's keys share the hash tag ``{t:<id>}`` (so the commit script also runs on Redis
-Cluster): ``<prefix>{t:<id>}:s`` (hash: version, snapshot, meta), ``:e`` (the event stream,
-ids are the cursors), ``:i`` (idempotency records), ``:m`` (move log) and the shard
-channel ``:ev`` on which each commit announces its last cursor. Listings
+Cluster): ``<prefix>{t:<id>}:s`` (hash: version, snapshot, meta), ``:e`` (the game's event
+stream, ids are the cursors), ``:c`` and ``:x`` (appended events: for every viewer, and
+with an audience; trimmed), ``:i`` (idempotency records) with ``:io`` (their fields, oldest
+first), ``:m`` (move log) and the shard channel ``:ev`` on which each commit announces its
+last cursor. Listings
 (``<prefix>tables:...``) and the due-index (``<prefix>due``) are global keys written apart
 from the commit, best effort; so are the rate limits (``<prefix>rl:...``, one key each).
 """
@@ -15,23 +17,29 @@ import contextlib
 import json
 import logging
 import math
-from collections.abc import AsyncIterator, Iterable, Sequence
-from importlib import resources
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final, final
 
-import hiredis
 from redis.asyncio import BlockingConnectionPool, Connection, ConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.backoff import NoBackoff
-from redis.exceptions import ClusterDownError, RedisClusterException, RedisError, ResponseError
+from redis.exceptions import (
+    ClusterDownError,
+    OutOfMemoryError,
+    RedisClusterException,
+    RedisError,
+    ResponseError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
-from service import _json
+from service.store import _wire
 from service.store._pipe import Pipe
 from service.store._watcher import ClusterWatchers, Watcher
 from service.store.base import (
+    CHAT_KEPT,
+    IDEMPOTENCY_KEPT,
     LOBBY,
     BadCursor,
     CommitResult,
@@ -43,10 +51,13 @@ from service.store.base import (
     Page,
     StoredEvent,
     StoreError,
+    StoreFull,
     StoreUnavailable,
     TableExists,
     TableMeta,
     cursor_key,
+    game_events,
+    merge_first,
     page_cursor,
     parse_page_cursor,
     stamp,
@@ -66,43 +77,6 @@ _APPLIED: Final = 1
 _RECORDED: Final = 2
 
 
-def _script(name: str) -> str:
-    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-
-
-def _text(value: object) -> str:
-    """A reply as text: the clients do not decode replies, so they come as bytes."""
-    if isinstance(value, bytes):
-        return value.decode()
-    if isinstance(value, str):
-        return value
-    raise TypeError(f"unexpected reply {value!r:.80}")
-
-
-def _events(rows: Iterable[tuple[Any, Any]]) -> tuple[StoredEvent, ...]:
-    """Stream entries ``(id, {b"e": json})`` as events."""
-    return tuple(StoredEvent.from_json(_text(fields[b"e"])) for _, fields in rows)
-
-
-def _record(raw: object) -> IdempotencyRecord:
-    d = _json.loads(raw)  # type: ignore[arg-type]
-    events = tuple(StoredEvent(**e) for e in d["events"])
-    return IdempotencyRecord(d["move_hash"], d["version"], events)
-
-
-class _PackedConnection(Connection):
-    """redis-py's asyncio connection, packing commands with hiredis's C packer (as its
-    synchronous client does) rather than byte by byte in Python."""
-
-    def pack_command(self, *args: Any) -> list[bytes]:
-        if type(args[0]) is str and " " not in args[0]:
-            try:
-                return [hiredis.pack_command(args)]
-            except TypeError:
-                pass  # a value hiredis refuses: redis-py's packer says what is wrong
-        return super().pack_command(*args)
-
-
 @final
 class RedisStore:
     """The ``StateStore`` shared by every replica.
@@ -120,20 +94,30 @@ class RedisStore:
         prefix: str,
         timeout: float,
         max_events: int | None = None,
+        chat_kept: int = CHAT_KEPT,
+        idempotency_kept: int = IDEMPOTENCY_KEPT,
         pipe: Pipe | None = None,
     ) -> None:
-        if max_events is not None and max_events < 1:
-            raise ValueError(f"max_events must be at least 1, not {max_events}")
+        for name, value in [
+            ("max_events", max_events),
+            ("chat_kept", chat_kept),
+            ("idempotency_kept", idempotency_kept),
+        ]:
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1, not {value}")
+        self._chat_kept = chat_kept
+        self._idempotency_kept = idempotency_kept
         self._redis = client
         self._pipe = pipe  # the commits' own connection (store/_pipe.py), if any
         self._prefix = prefix
         self._timeout = timeout
         self._max_events = max_events
-        self._commit = client.register_script(_script("commit.lua"))
-        self._claim = client.register_script(_script("claim_due.lua"))
-        self._limit = client.register_script(_script("rate_limit.lua"))
-        self._append_script = client.register_script(_script("append.lua"))
-        self._presence = client.register_script(_script("presence.lua"))
+        self._commit = client.register_script(_wire.script("commit.lua"))
+        self._claim = client.register_script(_wire.script("claim_due.lua"))
+        self._limit = client.register_script(_wire.script("rate_limit.lua"))
+        self._append_script = client.register_script(_wire.script("append.lua"))
+        self._read = client.register_script(_wire.script("events.lua"))
+        self._presence = client.register_script(_wire.script("presence.lua"))
         self._listener: Listener | None = None
         self._lobby_listener: LobbyListener | None = None
         self._watcher: Watcher | ClusterWatchers
@@ -153,6 +137,8 @@ class RedisStore:
         max_connections: int = 50,
         timeout: float = 2.0,
         max_events: int | None = None,
+        chat_kept: int = CHAT_KEPT,
+        idempotency_kept: int = IDEMPOTENCY_KEPT,
         cluster: bool = False,
     ) -> RedisStore:
         """A store on the Redis at ``url``.
@@ -165,7 +151,10 @@ class RedisStore:
                 wait for a free one (up to ``timeout``). Commits have one more of their own
                 (``store/_pipe.py``) with a ``redis://`` URL.
             timeout: Seconds any call may take before it raises ``StoreUnavailable``.
-            max_events: Keep only the newest events of each table (None: keep all).
+            max_events: Keep only the newest of each table's own game events (None: keep
+                all).
+            chat_kept: Appended events (chat, presence) kept per table and stream.
+            idempotency_kept: Idempotency records kept per table, the newest.
             cluster: Redis Cluster: commands go to the node owning each table's slot (a
                 bounded pool per node), and notifications come over one sharded pub/sub
                 connection per node that owns watched tables.
@@ -180,7 +169,15 @@ class RedisStore:
         }
         if cluster:
             client = RedisCluster.from_url(url, max_connections=max_connections, **common)
-            return cls(client, None, prefix=prefix, timeout=timeout, max_events=max_events)
+            return cls(
+                client,
+                None,
+                prefix=prefix,
+                timeout=timeout,
+                max_events=max_events,
+                chat_kept=chat_kept,
+                idempotency_kept=idempotency_kept,
+            )
         # Every command call is bounded by ``_reach`` already; a socket timeout on top
         # would arm two more timers per command (a third of the Redis client's CPU).
         pool = BlockingConnectionPool.from_url(
@@ -190,7 +187,7 @@ class RedisStore:
             **common | {"socket_timeout": None},
         )
         if pool.connection_class is Connection:
-            pool.connection_class = _PackedConnection
+            pool.connection_class = _wire.PackedConnection
         pubsub_pool = ConnectionPool.from_url(
             url, max_connections=1, client_name="tablestate-pubsub", **common
         )
@@ -201,13 +198,30 @@ class RedisStore:
             timeout=timeout,
             pipe=Pipe.for_url(url),
             max_events=max_events,
+            chat_kept=chat_kept,
+            idempotency_kept=idempotency_kept,
         )
 
     # -- keys -------------------------------------------------------------------------
 
     def _keys(self, table_id: str) -> list[str]:
+        """snapshot, game events, idempotency, move log, channel, idempotency order,
+        appended events for every viewer, appended events with an audience."""
         tag = f"{self._prefix}{{t:{table_id}}}"
-        return [f"{tag}:s", f"{tag}:e", f"{tag}:i", f"{tag}:m", f"{tag}:ev"]
+        return [
+            f"{tag}:s",
+            f"{tag}:e",
+            f"{tag}:i",
+            f"{tag}:m",
+            f"{tag}:ev",
+            f"{tag}:io",
+            f"{tag}:c",
+            f"{tag}:x",
+        ]
+
+    def _streams(self, table_id: str) -> list[str]:
+        keys = self._keys(table_id)
+        return [keys[1], keys[6], keys[7]]
 
     def _list_key(self, game_id: str | None, status: str | None) -> str:
         p = self._prefix
@@ -224,6 +238,13 @@ class RedisStore:
                 yield
         except _UNREACHABLE as exc:
             raise StoreUnavailable(f"Redis unreachable: {str(exc) or type(exc).__name__}") from exc
+        except ResponseError as exc:
+            # At maxmemory (noeviction) Redis refuses a write, or a script's first write,
+            # so nothing of it was applied. redis-py names the error, hiredis (the commits'
+            # pipe) leaves its "OOM" prefix.
+            if isinstance(exc, OutOfMemoryError) or str(exc).startswith("OOM"):
+                raise StoreFull(f"Redis is full: {exc}") from exc
+            raise
 
     @staticmethod
     async def _reading(command: Any, *args: Any, **kwargs: Any) -> Any:
@@ -263,7 +284,7 @@ class RedisStore:
         entry: str | None,
     ) -> CommitResult:
         version = expected_version + 1
-        stored = stamp(version, events)
+        stored = stamp(version, game_events(events))
         encoded = [e.to_json() for e in stored]
         field, record = "", ""
         if idempotency is not None:
@@ -284,6 +305,7 @@ class RedisStore:
             field,
             record,
             self._max_events or 0,
+            self._idempotency_kept,
         ]
         for event, text in zip(stored, encoded, strict=True):
             args += [event.cursor, text]
@@ -291,10 +313,10 @@ class RedisStore:
             reply = await self._run(self._commit, self._keys(table_id), args)
         outcome, current = int(reply[0]), int(reply[1])
         if outcome == _RECORDED:
-            return CommitResult(ok=False, version=current, record=_record(reply[2]))
+            return CommitResult(ok=False, version=current, record=_wire.record(reply[2]))
         if outcome != _APPLIED:
             return CommitResult(ok=False, version=current)
-        previous = _text(reply[2])
+        previous = _wire.text(reply[2])
         if (create or previous != meta.status) and not meta.private:
             await self._index(table_id, meta, previous)
         return CommitResult(ok=True, version=version, events=stored)
@@ -337,7 +359,7 @@ class RedisStore:
             )
         if version is None or snapshot is None:
             return None
-        return _text(snapshot), int(version)
+        return _wire.text(snapshot), int(version)
 
     async def commit(
         self,
@@ -358,43 +380,38 @@ class RedisStore:
     async def idempotency(self, table_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         async with self._reach():
             raw = await self._reading(self._redis.hget, self._keys(table_id)[2], f"{seat}:{key}")
-        return None if raw is None else _record(raw)
+        return None if raw is None else _wire.record(raw)
 
     async def events(
-        self, table_id: str, after: str | None = None, limit: int = 100
+        self, table_id: str, after: str | None = None, limit: int = 100, *, seated: bool = False
     ) -> tuple[StoredEvent, ...]:
         if after is not None:
             cursor_key(after)  # BadCursor when malformed, before Redis refuses the id
-        if limit <= 0:
+        elif limit <= 0:
             return ()
-        stream = self._keys(table_id)[1]
-        rows: Any  # replies are typed loosely upstream
+        args = ["after", after or "", max(limit, 0), "1" if seated else "0"]
         async with self._reach():
-            if after is None:
-                rows = await self._reading(self._redis.xrange, stream, "-", "+", count=limit)
-            else:
-                # Inclusive of ``after``, which must come back first: a cursor this table
-                # never made, or no longer keeps, has no entry.
-                rows = await self._reading(self._redis.xrange, stream, after, "+", count=limit + 1)
-        if after is not None:
-            if not rows or _text(rows[0][0]) != after:
-                raise BadCursor(f"cursor {after!r} is not one of this table's kept events")
-            rows = rows[1:]
-        return _events(rows)
+            reply: Any = await self._reading(self._read, keys=self._streams(table_id), args=args)
+        if not int(reply[0]):
+            raise BadCursor(f"cursor {after!r} is not one of this table's kept events")
+        rows = merge_first([_wire.rows(r) for r in reply[1:]], _wire.row_key, limit, newest=False)
+        return tuple(_wire.event(r) for r in rows)
 
-    async def last_events(self, table_id: str, n: int) -> tuple[StoredEvent, ...]:
+    async def last_events(
+        self, table_id: str, n: int, *, seated: bool = False
+    ) -> tuple[StoredEvent, ...]:
         if n <= 0:
             return ()
+        args = ["last", "", n, "1" if seated else "0"]
         async with self._reach():
-            rows: Any = await self._reading(
-                self._redis.xrevrange, self._keys(table_id)[1], "+", "-", count=n
-            )
-        return _events(reversed(rows))
+            reply: Any = await self._reading(self._read, keys=self._streams(table_id), args=args)
+        rows = merge_first([_wire.rows(r) for r in reply[1:]], _wire.row_key, n, newest=True)
+        return tuple(_wire.event(r) for r in reversed(rows))
 
     async def moves(self, table_id: str) -> tuple[str, ...]:
         async with self._reach():
             entries = await self._reading(self._redis.lrange, self._keys(table_id)[3], 0, -1)
-        return tuple(_text(e) for e in entries)
+        return tuple(_wire.text(e) for e in entries)
 
     async def list(
         self, game_id: str | None, status: str | None, first: int, after: str | None
@@ -415,7 +432,7 @@ class RedisStore:
                 )  # fmt: skip
                 offset += len(found)
                 # Same-score rows come in descending id order, as the page cursor expects.
-                candidates = [(score, _text(raw)) for raw, score in found]
+                candidates = [(score, _wire.text(raw)) for raw, score in found]
                 candidates = [r for r in candidates if bound is None or r < bound]
                 pipe = self._redis.pipeline(transaction=False)
                 for _, table_id in candidates:
@@ -437,10 +454,12 @@ class RedisStore:
             return ()
         keys = self._keys(table_id)
         # The script puts the cursor and version in front of the rest of each event.
-        bodies = [stamp(0, [e])[0].to_json().split(",", 2)[2] for e in events]
+        args: list[str | int] = [self._chat_kept]
+        for e in events:
+            args += [3 if e.audience is None else 4, stamp(0, [e])[0].to_json().split(",", 2)[2]]
         async with self._reach():
             reply = await self._append_script(
-                keys=[keys[0], keys[1], keys[4]], args=[self._max_events or 0, *bodies]
+                keys=[keys[0], keys[1], keys[6], keys[7], keys[4]], args=args
             )
         if not reply:
             return ()
@@ -473,7 +492,7 @@ class RedisStore:
     async def connected(self, table_id: str) -> frozenset[int]:
         async with self._reach():
             rows = await self._presence(keys=[self._presence_key(table_id)], args=["r", 0, "", 0])
-        return frozenset(int(_text(r).partition("|")[0]) for r in rows)
+        return frozenset(int(_wire.text(r).partition("|")[0]) for r in rows)
 
     # -- lobby ------------------------------------------------------------------------
 
@@ -526,7 +545,7 @@ class RedisStore:
             )
         claimed = []
         for member in members:
-            table_id, _, version = _text(member).rpartition("|")
+            table_id, _, version = _wire.text(member).rpartition("|")
             claimed.append((table_id, int(version)))
         return tuple(claimed)
 

@@ -36,14 +36,15 @@ def clock() -> FakeClock:
 async def make_store(request: pytest.FixtureRequest, clock: FakeClock) -> AsyncIterator[MakeStore]:
     stores: list[StateStore] = []
 
-    async def make(max_events: int | None = None) -> StateStore:
+    async def make(max_events: int | None = None, **bounds: int) -> StateStore:
+        """A store; ``bounds``: ``chat_kept``, ``idempotency_kept``."""
         store: StateStore
         if request.param == "memory":
-            store = MemoryStore(clock=clock, max_events=max_events)
+            store = MemoryStore(clock=clock, max_events=max_events, **bounds)
         else:
             url = request.getfixturevalue("redis_url")
             prefix = request.getfixturevalue("redis_prefix")
-            store = RedisStore.from_url(url, prefix=prefix, max_events=max_events)
+            store = RedisStore.from_url(url, prefix=prefix, max_events=max_events, **bounds)
         stores.append(store)
         return store
 

@@ -76,14 +76,16 @@ async def test_append_keeps_the_audience_and_private_parts(store: StateStore) ->
     assert replayed[1].private == {"1": {"k": "v"}}
 
 
-async def test_append_respects_max_events(make_store: MakeStore) -> None:
-    store = await make_store(max_events=3)
+async def test_appends_keep_their_newest_and_never_the_games_events_out(
+    make_store: MakeStore,
+) -> None:
+    store = await make_store(chat_kept=3)
     table_id = tid()
     await store.create(table_id, "s", meta(), [ev("a"), ev("b")], ttl=TTL)
     for i in range(4):
         await store.append(table_id, [ev("x", i=i)])
     kept = await store.events(table_id)
-    assert [e.cursor for e in kept] == ["1-3", "1-4", "1-5"]
+    assert [e.cursor for e in kept] == ["1-0", "1-1", "1-3", "1-4", "1-5"]
 
 
 async def test_concurrent_appends_and_commits_never_share_a_cursor(store: StateStore) -> None:

@@ -323,6 +323,8 @@ def test_every_option_on_with_the_bundled_redis(helm, full):
     assert args[args.index("--appendonly") + 1] == "yes"
     assert args[args.index("--appendfsync") + 1] == "everysec"
     assert args[args.index("--dir") + 1] == "/data"
+    assert args[args.index("--maxmemory") + 1] == "384mb"
+    assert args[args.index("--maxmemory-policy") + 1] == "noeviction"
     assert {"name": "data", "mountPath": "/data"} in rc["volumeMounts"]
     (claim,) = sts["spec"]["volumeClaimTemplates"]
     assert claim["metadata"]["name"] == "data"

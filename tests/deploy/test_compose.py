@@ -53,6 +53,8 @@ def test_redis_7_with_aof_on_a_volume(compose):
     command = redis["command"]
     assert command[0] == "redis-server"
     assert command[command.index("--appendonly") + 1] == "yes"
+    # a memory limit, and refusing writes at it rather than evicting a table's keys
+    assert command[command.index("--maxmemory") + 1] == "${REDIS_MAXMEMORY:-512mb}"
     assert command[command.index("--maxmemory-policy") + 1] == "noeviction"
     assert redis["volumes"] == ["redis-data:/data"]
     assert redis["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
@@ -117,6 +119,7 @@ def test_docker_compose_resolves_the_file(tool, tmp_path):
     assert Path(services["tablestate"]["build"]["context"]) == REPO
     assert services["proxy"]["ports"][0]["published"] == "8080"
     assert services["redis"]["volumes"][0]["source"] == "redis-data"
+    assert "512mb" in services["redis"]["command"]
     assert all("healthcheck" in s for s in services.values())
     assert "redis-data" in config["volumes"]
 

@@ -141,7 +141,7 @@ async def test_keys_of_a_table_are_its_own(registry, redis_url, redis_prefix):
             everything = await dump(admin, redis_prefix)
             for key, value in everything.items():
                 rest = key[len(redis_prefix) :]
-                assert rest.startswith(("{t:", "tables:", "due", "rl:a:", "rl:t:")), key
+                assert rest.startswith(("{t:", "tables:", "due", "rl:a:", "rl:t:", "rl:c:")), key
                 if not rest.startswith("{t:"):
                     assert host.split(".", 1)[1] not in value and host not in key
             json.dumps(everything)

@@ -14,6 +14,7 @@ from redis.crc import key_slot
 from redis_server import RedisHandle, find_redis_server, free_port, redis_server_process
 
 from service.store import Idempotency, NewEvent, RedisStore, StoreUnavailable, TableMeta
+from service.store.base import SPECTATORS
 
 pytestmark = pytest.mark.redis
 
@@ -86,6 +87,7 @@ async def test_keys_of_a_table_share_its_hash_tag(
         await store.create(table_id, "s", META, [ev("a")], ttl=60)
         key = Idempotency(0, "k", "h")
         await store.commit(table_id, 1, "s2", META, [ev("b")], ttl=60, idempotency=key, log="m")
+        await store.append(table_id, [ev("chat"), NewEvent("quiet", AT, audience=SPECTATORS)])
     keys = {k.decode() async for k in admin.scan_iter(match=f"{redis_prefix}*")}
     global_keys = {
         k for k in keys if k.startswith((f"{redis_prefix}tables:", f"{redis_prefix}due"))
@@ -94,7 +96,7 @@ async def test_keys_of_a_table_share_its_hash_tag(
     for table_id in tables:
         tag = f"{redis_prefix}{{t:{table_id}}}"
         own = {k for k in keys if f"{{t:{table_id}}}" in k}
-        assert own == {f"{tag}:s", f"{tag}:e", f"{tag}:i", f"{tag}:m"}
+        assert own == {f"{tag}:{k}" for k in ("s", "e", "i", "io", "m", "c", "x")}
         assert len({key_slot(k.encode()) for k in own | {f"{tag}:ev"}}) == 1
     assert keys == global_keys | {k for k in keys if "{t:" in k}
 
@@ -105,10 +107,14 @@ async def test_every_key_of_a_table_gets_the_ttl(
     store = make_store()
     table_id = tid()
     await store.create(table_id, "s", META, [ev("a")], ttl=10)
+    # appended streams made now live as long as the table does
+    await store.append(table_id, [ev("chat"), NewEvent("quiet", AT, audience=SPECTATORS)])
+    tag = f"{redis_prefix}{{t:{table_id}}}"
+    for suffix in (":c", ":x"):
+        assert 8_000 < await admin.pttl(tag + suffix) <= 10_000, suffix
     key = Idempotency(0, "k", "h")
     await store.commit(table_id, 1, "s2", META, [ev("b")], ttl=100, idempotency=key, log="m")
-    tag = f"{redis_prefix}{{t:{table_id}}}"
-    for suffix in (":s", ":e", ":i", ":m"):
+    for suffix in (":s", ":e", ":i", ":io", ":m", ":c", ":x"):
         assert 98_000 < await admin.pttl(tag + suffix) <= 100_000, suffix
 
 
