@@ -695,7 +695,7 @@ class Fuzzer:
         """Every table the fuzzer touched: decodes, answers, keeps its invariants."""
         service = TableService(self.server.settings, self.server.registry, self.server.store)
         for tid in sorted(self.created):
-            loaded = self.server.call(service.load(tid))
+            loaded = self.server.call(service.reads.load(tid))
             assert loaded is not None, f"table {tid} vanished"
             events = self.server.call(self.server.store.events(tid, None, 100_000))
             versions = [e.version for e in events]

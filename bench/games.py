@@ -100,28 +100,28 @@ async def redis_figures(
     service = TableService(_settings(), registry, store)
     try:
         seats = SEATS[game_id]
-        loaded, host_token = await service.create(game_id, [], None, seats)
+        loaded, host_token = await service.operations.create(game_id, [], None, seats)
         table_id = loaded.table.id
         tokens = {}
         for i in range(seats):
-            _, seat, token = await service.join(None, table_id, f"p{i}", None, None)
+            _, seat, token = await service.operations.join(None, table_id, f"p{i}", None, None)
             tokens[seat] = token
-        await service.start(await service.authenticate(host_token), table_id)
-        callers = {seat: await service.authenticate(token) for seat, token in tokens.items()}
+        await service.operations.start(await service.reads.authenticate(host_token), table_id)
+        callers = {seat: await service.reads.authenticate(token) for seat, token in tokens.items()}
         keys = store._keys(table_id)[:4]  # the snapshot hash, events, idempotency, move log
         series: list[dict[str, int]] = [await _usage(redis, keys)]
         rng = Rng(b"bench-redis-bot")
         moves = 0
         while moves < (max_moves if max_moves is not None else MAX_MOVES):
-            cur = await service.must_load(table_id)
+            cur = await service.reads.must_load(table_id)
             if cur.table.status != "PLAYING":
                 break
             seat = cur.to_act()[0]
             move = dict(cur.game.bot(cur.state, seat, rng, cur.rules))
-            await service.move(callers[seat], table_id, game_id, move)
+            await service.moves.make(callers[seat], table_id, game_id, move)
             moves += 1
             series.append(await _usage(redis, keys))
-        final = await service.must_load(table_id)
+        final = await service.reads.must_load(table_id)
         totals = [sum(s.values()) for s in series]
         mid = len(series) // 2
         listing = 0

@@ -208,19 +208,19 @@ class Soak:
         lost = 0
         finished = replayed = moves = 0
         for tid in self.tables:
-            loaded = await svc.load(tid)
+            loaded = await svc.reads.load(tid)
             if loaded is None or loaded.table.status != "FINISHED":
                 self.stats["tables still playing at the end"] += 1
                 continue
             finished += 1
-            log = await svc.moves(tid)
+            log = await svc.reads.moves(tid)
             moves += len(log)
             report = replay(loaded.table, log, loaded.game, loaded.rules)
             replayed += report.ok
             if not report.ok:
                 print(f"table {tid}: {report.reason}")
             if tid in self.seen:
-                stored = [e.cursor for e in await svc.events(tid, None, 1000, None)]
+                stored = [e.cursor for e in await svc.reads.events(tid, None, 1000, None)]
                 if self.seen[tid] != stored:
                     lost += 1
                     print(

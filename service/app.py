@@ -189,7 +189,7 @@ def create_app(
     store = store or open_store(settings)
     metrics = Metrics()
     tables = TableService(settings, registry, store, metrics, clock)
-    hub = Hub(store, metrics, settings.subscriber_queue, tables.load_table)
+    hub = Hub(store, metrics, settings.subscriber_queue, tables.reads.load_table)
     tables.on_commit = hub.local_commit
     guard = Guard(settings, store, metrics)
     services = Services(

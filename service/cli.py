@@ -75,10 +75,10 @@ async def _replay_async(table_id: str, settings: Settings) -> tuple[bool, str]:
     store = open_store(settings)
     try:
         tables = TableService(settings, reg, store)
-        loaded = await tables.load(table_id)
+        loaded = await tables.reads.load(table_id)
         if loaded is None:
             return False, f"no table {table_id!r} in the store"
-        moves = await tables.moves(table_id)
+        moves = await tables.reads.moves(table_id)
         report = replay(loaded.table, moves, loaded.game, loaded.rules)
         return report.ok, f"{report.reason} ({report.moves} moves)"
     finally:

@@ -51,7 +51,7 @@ class Context:
             ApiError: ``UNAUTHENTICATED`` for a malformed or unknown token.
         """
         if self._credential is _UNRESOLVED:
-            self._credential = await self.services.tables.authenticate(self.token)
+            self._credential = await self.services.tables.reads.authenticate(self.token)
         return self._credential  # type: ignore[no-any-return]
 
     async def rights(self, loaded: Loaded | None) -> Rights:

@@ -113,7 +113,7 @@ async def make_move_payload(
     caller = await context.credential()
     game_field, inner = next(iter(as_json.items()), (None, None))
     game_id = context.services.registry.game_of_field(game_field)
-    loaded, events = await context.services.tables.move(
+    loaded, events = await context.services.tables.moves.make(
         caller,
         table_id,
         game_id,
@@ -139,7 +139,7 @@ async def event_stream(
     rights), it ends with ``UNAUTHENTICATED``, before anything else is sent."""
     services = context.services
     caller = await context.credential()
-    loaded = await services.tables.load(table_id)
+    loaded = await services.tables.reads.load(table_id)
     if loaded is None:
         raise ApiError("NOT_FOUND", "no such table")
     if after is not None:
@@ -154,11 +154,11 @@ async def event_stream(
         start = SPECTATOR  # a token for another table watches as a spectator
     seat, host = start.seat, start.host
     follows = start.standing == HELD
-    async with services.tables.present(table_id, seat):
+    async with services.tables.attendance.present(table_id, seat):
         async for item, table in services.hub.subscribe(table_id, after, seat, follows):
             if follows:
                 if table is None:  # not known to the hub: read it
-                    table = await services.tables.load_table(table_id)
+                    table = await services.tables.reads.load_table(table_id)
                 if lost(start, rights(caller, table)):
                     raise ApiError("UNAUTHENTICATED", "this token no longer holds its seat")
             if visible(item.event, seat):
@@ -265,7 +265,7 @@ def build_schema(
         @strawberry.field(description="One table as you may see it, or null.")
         async def table(self, info: Info, id: strawberry.ID) -> TableType | None:
             caller = await info.context.credential()
-            loaded = await info.context.services.tables.load(str(id))
+            loaded = await info.context.services.tables.reads.load(str(id))
             return table_of(loaded, rights(caller, loaded.table)) if loaded is not None else None
 
         @strawberry.field(description="Tables, newest first.")
@@ -284,7 +284,7 @@ def build_schema(
             caller = await info.context.credential()
             tables = info.context.services.tables
             try:
-                found, page = await tables.list(
+                found, page = await tables.reads.list(
                     str(game_id) if game_id is not None else None,
                     status.value if status is not None else None,
                     first,
@@ -303,7 +303,7 @@ def build_schema(
             if caller is None:
                 return None
             held = await info.context.rights(
-                await info.context.services.tables.load(caller.table_id)
+                await info.context.services.tables.reads.load(caller.table_id)
             )
             if held.standing != HELD:
                 return None  # a token whose table took back what it held
@@ -334,7 +334,7 @@ def build_schema(
             if options is not None and len(json.dumps(options)) > MAX_OPTIONS_BYTES:
                 raise ApiError("BAD_INPUT", "options are too large")
             await admit_table(info.context)
-            loaded, token = await info.context.services.tables.create(
+            loaded, token = await info.context.services.tables.operations.create(
                 str(game_id), rules, options, seats, private
             )
             return CreateTablePayload(
@@ -354,7 +354,7 @@ def build_schema(
             code: str | None = None,
         ) -> JoinTablePayload:
             caller = await info.context.credential()
-            loaded, index, token = await info.context.services.tables.join(
+            loaded, index, token = await info.context.services.tables.operations.join(
                 caller, str(table_id), name, seat, client_seed, code
             )
             return JoinTablePayload(table=as_token(loaded, token), seat=index, player_token=token)
@@ -364,14 +364,16 @@ def build_schema(
             self, info: Info, table_id: strawberry.ID, seat: int | None = None
         ) -> TableType:
             tables = info.context.services.tables
-            return await as_caller(info, table_id, lambda v, t: tables.add_bot(v, t, seat))
+            return await as_caller(
+                info, table_id, lambda v, t: tables.operations.add_bot(v, t, seat)
+            )
 
         @strawberry.mutation(
             description="Leave your seat. OPEN: the seat empties. PLAYING: a bot takes it, at "
             "once or after the table's leaveGraceSeconds unless you rejoin."
         )
         async def leave_table(self, info: Info, table_id: strawberry.ID) -> TableType:
-            return await as_caller(info, table_id, info.context.services.tables.leave)
+            return await as_caller(info, table_id, info.context.services.tables.operations.leave)
 
         @strawberry.mutation(description="Turn a house rule on or off (host only, OPEN only).")
         async def set_house_rule(
@@ -379,12 +381,12 @@ def build_schema(
         ) -> TableType:
             tables = info.context.services.tables
             return await as_caller(
-                info, table_id, lambda v, t: tables.set_rule(v, t, str(rule_id), enabled)
+                info, table_id, lambda v, t: tables.operations.set_rule(v, t, str(rule_id), enabled)
             )
 
         @strawberry.mutation(description="Deal and start playing (host only).")
         async def start_game(self, info: Info, table_id: strawberry.ID) -> TableType:
-            return await as_caller(info, table_id, info.context.services.tables.start)
+            return await as_caller(info, table_id, info.context.services.tables.operations.start)
 
         @strawberry.mutation(
             description="New options for the table, checked like createTable's "
@@ -397,20 +399,22 @@ def build_schema(
             if len(json.dumps(options)) > MAX_OPTIONS_BYTES:
                 raise ApiError("BAD_INPUT", "options are too large")
             tables = info.context.services.tables
-            return await as_caller(info, table_id, lambda v, t: tables.set_options(v, t, options))
+            return await as_caller(
+                info, table_id, lambda v, t: tables.operations.set_options(v, t, options)
+            )
 
         @strawberry.mutation(
             description="Empty a taken seat; its token stops working (host only, OPEN only)."
         )
         async def kick_seat(self, info: Info, table_id: strawberry.ID, seat: int) -> TableType:
             tables = info.context.services.tables
-            return await as_caller(info, table_id, lambda v, t: tables.kick(v, t, seat))
+            return await as_caller(info, table_id, lambda v, t: tables.operations.kick(v, t, seat))
 
         @strawberry.mutation(
             description="End an OPEN or PLAYING table with no result: CANCELLED (host only)."
         )
         async def cancel_table(self, info: Info, table_id: strawberry.ID) -> TableType:
-            return await as_caller(info, table_id, info.context.services.tables.cancel)
+            return await as_caller(info, table_id, info.context.services.tables.operations.cancel)
 
         @strawberry.mutation(
             description="Open the rematch of a FINISHED table (a seat or the host), once: "
@@ -418,9 +422,12 @@ def build_schema(
         )
         async def rematch(self, info: Info, table_id: strawberry.ID) -> RematchPayload:
             caller = await info.context.credential()
-            loaded, seat, player_token, host_token = await info.context.services.tables.rematch(
-                caller, str(table_id)
-            )
+            (
+                loaded,
+                seat,
+                player_token,
+                host_token,
+            ) = await info.context.services.tables.rematches.open(caller, str(table_id))
             return RematchPayload(
                 table=as_token(loaded, player_token or host_token),
                 seat=seat,
@@ -440,7 +447,7 @@ def build_schema(
             if len(text) > MAX_CHAT_INPUT or (name is not None and len(name) > MAX_CHAT_INPUT):
                 raise ApiError("BAD_INPUT", "the message is too long")
             client = info.context.client
-            event = await info.context.services.tables.chat(
+            event = await info.context.services.tables.chat.send(
                 caller, str(table_id), text, name, client.address if client else ""
             )
             return TableEvent.of(event, str(table_id), event.seat)  # the sender's own view
@@ -465,7 +472,9 @@ def build_schema(
         )
         async def undo_move(self, info: Info, table_id: strawberry.ID) -> MovePayload:
             caller = await info.context.credential()
-            loaded, events = await info.context.services.tables.undo(caller, str(table_id))
+            loaded, events = await info.context.services.tables.operations.undo(
+                caller, str(table_id)
+            )
             held = rights(caller, loaded.table)
             return MovePayload(
                 table=table_of(loaded, held),
@@ -477,7 +486,7 @@ def build_schema(
             "before its grace period ends."
         )
         async def rejoin_table(self, info: Info, table_id: strawberry.ID) -> TableType:
-            return await as_caller(info, table_id, info.context.services.tables.rejoin)
+            return await as_caller(info, table_id, info.context.services.tables.operations.rejoin)
 
         @strawberry.mutation(
             description="Hand a seat (a player's, one left, or a bot's) to a new player (host "
@@ -487,7 +496,7 @@ def build_schema(
             self, info: Info, table_id: strawberry.ID, seat: int, name: str
         ) -> JoinTablePayload:
             caller = await info.context.credential()
-            loaded, token = await info.context.services.tables.replace_seat(
+            loaded, token = await info.context.services.tables.operations.replace_seat(
                 caller, str(table_id), seat, name
             )
             # The table as the host sees it: the new player's hand is the new player's.
@@ -521,7 +530,7 @@ def build_schema(
                 page: str | None = None
                 listed = 0
                 while listed < LOBBY_SNAPSHOT:
-                    found, more = await services.tables.list(game, "OPEN", MAX_PAGE, page)
+                    found, more = await services.tables.reads.list(game, "OPEN", MAX_PAGE, page)
                     for t in found:
                         listed += 1
                         yield LobbyEvent(

@@ -221,7 +221,7 @@ class TableEvent:
 
     @strawberry.field(description="The table as you see it (its newest version).")
     async def table(self, info: Info) -> "Table | None":
-        loaded = await info.context.services.tables.load(self.table_id)
+        loaded = await info.context.services.tables.reads.load(self.table_id)
         if loaded is None:
             return None
         return Table(_loaded=loaded, _rights=await info.context.rights(loaded))
@@ -288,7 +288,7 @@ class Table:
 
     @strawberry.field(description="The newest event's cursor (null: none yet).")
     async def cursor(self, info: Info) -> str | None:
-        newest = await info.context.services.tables.events(self._loaded.table.id, None, 0, 1)
+        newest = await info.context.services.tables.reads.events(self._loaded.table.id, None, 0, 1)
         return newest[-1].cursor if newest else None
 
     @strawberry.field(description="The table options, defaults filled in.")
@@ -309,7 +309,7 @@ class Table:
         table = self._loaded.table
         result = table.result
         now = info.context.services.tables.clock()
-        present = _Once(lambda: info.context.services.tables.connected(table.id))
+        present = _Once(lambda: info.context.services.tables.attendance.connected(table.id))
         return [
             _seat_of(
                 table,
@@ -455,7 +455,7 @@ class LobbyEvent:
     async def table(self, info: Info) -> Table | None:
         if self.table_id is None:
             return None
-        loaded = await info.context.services.tables.load(str(self.table_id))
+        loaded = await info.context.services.tables.reads.load(str(self.table_id))
         return Table(_loaded=loaded, _rights=SPECTATOR) if loaded is not None else None
 
 
@@ -485,7 +485,7 @@ async def visible_events(
     if last is not None:
         want = last
         while True:
-            found = await tables.events(table_id, None, 0, want, seated=seated)
+            found = await tables.reads.events(table_id, None, 0, want, seated=seated)
             shown = [e for e in found if visible(e, seat)]
             if len(shown) >= last or len(found) < want or want >= 10 * MAX_EVENTS:
                 return shown[-last:] if last else []
@@ -493,7 +493,7 @@ async def visible_events(
     out: list[StoredEvent] = []
     cursor = after
     while len(out) < first:
-        found = await tables.events(table_id, cursor, first, None, seated=seated)
+        found = await tables.reads.events(table_id, cursor, first, None, seated=seated)
         out += [e for e in found if visible(e, seat)]
         if len(found) < first:
             break  # the log ends here

@@ -11,9 +11,10 @@ plays the game's bot for the seat (a timeout, which empties the reserve) and, af
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Iterable
 from dataclasses import replace
-from datetime import UTC, datetime
 from typing import Final
 
 from service.engine.game import Event
@@ -23,9 +24,22 @@ from service.engine.table import BOT, HUMAN, PLAYING, Seat, Table
 TIMEOUTS: Final = "timeouts"
 
 
+_last_iso: tuple[int, str] = (-1, "")
+
+
 def iso(t: float) -> str:
-    """Epoch seconds as the ISO 8601 UTC text events carry."""
-    return datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """Epoch seconds as the ISO 8601 UTC text tables and events carry, to the millisecond
+    (the text of the last millisecond asked for is kept: a busy replica asks several times
+    in one)."""
+    global _last_iso
+    ms = math.floor(t * 1000)
+    if _last_iso[0] != ms:
+        seconds, millis = divmod(ms, 1000)
+        _last_iso = (
+            ms,
+            time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z",
+        )
+    return _last_iso[1]
 
 
 def turn_seconds(table: Table) -> float:

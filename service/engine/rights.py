@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -142,6 +143,20 @@ def host_check(held: Rights) -> Rejected | None:
     if held.standing == ELSEWHERE or not held.host:
         return Rejected("FORBIDDEN", "only the host may do this")
     return None
+
+
+def holding(seat: int, what: str) -> Callable[[Rights], Rejected | None]:
+    """The check of an operation for ``seat``: refused unless these rights hold it."""
+
+    def check(held: Rights) -> Rejected | None:
+        now = seat_of(held, what)
+        if isinstance(now, Rejected):
+            return now
+        if now != seat:
+            return Rejected("UNAUTHENTICATED", "this token no longer holds its seat")
+        return None
+
+    return check
 
 
 def known_check(held: Rights) -> Rejected | None:

@@ -230,8 +230,8 @@ LobbyListener = Callable[[str], None]
 """``listener(notice)``: a lobby notice (JSON text) published by any replica."""
 
 
-class StateStore(Protocol):
-    """The contract both stores keep (the same contract tests run on both)."""
+class TableStore(Protocol):
+    """Tables: their snapshots, versions, events and move logs."""
 
     async def create(
         self,
@@ -299,6 +299,19 @@ class StateStore(Protocol):
     ) -> Page:
         """Table ids, newest first, filtered; ``after`` is a ``Page.next``."""
 
+    async def append(self, table_id: str, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
+        """Append events that change no state (chat, presence) at the table's current
+        version: cursors ``<version>-<n>`` with the next free ``n``s, atomically with
+        respect to commits; announced like a commit. The version, the snapshot and the
+        table's expiry stay as they are. Returns () when there is no such table.
+
+        Appended events are kept apart from the game's, in two logs (every viewer's, and
+        those with an audience), each trimmed to its newest ``chat_kept`` events."""
+
+
+class DueIndex(Protocol):
+    """When tables wait on a bot or a clock: any replica claims what falls due."""
+
     async def schedule(
         self, table_id: str, version: int, due: float, *, only_sooner: bool = False
     ) -> None:
@@ -316,6 +329,10 @@ class StateStore(Protocol):
         """Entries due by ``now``, each pushed ``lease`` seconds into the future so that
         no other replica takes it meanwhile; a claimer that dies lets it fall due again."""
 
+
+class Feeds(Protocol):
+    """Announcements of new events (per watched table) and of lobby notices."""
+
     def set_listener(self, listener: Listener) -> None:
         """The one callback (the hub's) told of new events of the watched tables."""
 
@@ -324,24 +341,6 @@ class StateStore(Protocol):
 
     async def unwatch(self, table_id: str) -> None:
         """Stop telling the listener of this table."""
-
-    async def append(self, table_id: str, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
-        """Append events that change no state (chat, presence) at the table's current
-        version: cursors ``<version>-<n>`` with the next free ``n``s, atomically with
-        respect to commits; announced like a commit. The version, the snapshot and the
-        table's expiry stay as they are. Returns () when there is no such table.
-
-        Appended events are kept apart from the game's, in two logs (every viewer's, and
-        those with an audience), each trimmed to its newest ``chat_kept`` events."""
-
-    async def presence(self, table_id: str, seat: int, member: str, on: bool, ttl: float) -> bool:
-        """Mark one connection holder (``member``: a replica's id) of a seat as connected
-        for ``ttl`` seconds (``on``; again to refresh) or gone. Entries past their ttl
-        count as gone. Returns whether the seat as a whole changed between connected (any
-        live entry) and away (none)."""
-
-    async def connected(self, table_id: str) -> frozenset[int]:
-        """The seats of the table with a live presence entry."""
 
     def set_lobby_listener(self, listener: LobbyListener) -> None:
         """The one callback told of lobby notices (every replica's)."""
@@ -355,11 +354,33 @@ class StateStore(Protocol):
     async def publish_lobby(self, notice: str) -> None:
         """Tell every replica watching the lobby (best effort: no history is kept)."""
 
+
+class Presence(Protocol):
+    """Which seats have a live connection, on any replica."""
+
+    async def presence(self, table_id: str, seat: int, member: str, on: bool, ttl: float) -> bool:
+        """Mark one connection holder (``member``: a replica's id) of a seat as connected
+        for ``ttl`` seconds (``on``; again to refresh) or gone. Entries past their ttl
+        count as gone. Returns whether the seat as a whole changed between connected (any
+        live entry) and away (none)."""
+
+    async def connected(self, table_id: str) -> frozenset[int]:
+        """The seats of the table with a live presence entry."""
+
+
+class RateBuckets(Protocol):
+    """Rate limits shared by every replica."""
+
     async def rate_limit(self, key: str, rate: float, burst: int, cost: int = 1) -> float:
         """Count ``cost`` requests against the limit ``key`` (``rate`` per second, bursts of
         up to ``burst``): 0.0 when allowed, else the seconds to wait (nothing counted).
         Kept apart from every table (in Redis: a key of its own, so every replica shares
         it); ``key`` holds no secret (callers hash tokens)."""
+
+
+class StateStore(TableStore, DueIndex, Feeds, Presence, RateBuckets, Protocol):
+    """The whole contract both stores keep (the same contract tests run on both): each
+    part of the service asks only for the protocol it uses."""
 
     async def ping(self) -> bool:
         """Whether the backing server answers now."""

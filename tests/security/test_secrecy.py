@@ -107,7 +107,7 @@ class Checker:
             server = fairness.server_seed(
                 self.service.settings.secret, loaded.table.id, loaded.table.nonce
             )
-            self.seeds = {server.hex(), self.service.game_seed(loaded.table).hex()}
+            self.seeds = {server.hex(), self.service.seeds.game(loaded.table).hex()}
         if loaded.state is not None and loaded.game.state_type is not None:
             self.type_name = loaded.game.state_type.__name__
 
@@ -196,12 +196,12 @@ async def _play(c: Client, store: MemoryStore, registry: Any, game_id: str, seed
     for s, f in followers.items():
         f.task = asyncio.ensure_future(follow(c, tokens[s], sub_q, tid, f))
     await asyncio.sleep(0.1)
-    loaded = await service.load(tid)
+    loaded = await service.reads.load(tid)
     assert loaded is not None
     check.remember(loaded)
     await c.q(START, host, t=tid)
     for step in range(MAX_MOVES):
-        truth = await service.load(tid)
+        truth = await service.reads.load(tid)
         assert truth is not None
         check.remember(truth)
         if truth.table.status == "FINISHED":
@@ -227,7 +227,7 @@ async def _play(c: Client, store: MemoryStore, registry: Any, game_id: str, seed
         body = await c.raw(move_q, tokens[actor], t=tid, m=move)
         assert not body.get("errors"), body
         done = body["data"]["makeMove"]
-        after = await service.load(tid)
+        after = await service.reads.load(tid)
         assert after is not None
         check.remember(after)
         check.actors[after.version] = actor
@@ -236,7 +236,7 @@ async def _play(c: Client, store: MemoryStore, registry: Any, game_id: str, seed
             check.event(e, actor, f"{game_id} move")
     else:
         raise AssertionError("the game did not end")
-    final = await service.load(tid)
+    final = await service.reads.load(tid)
     assert final is not None and final.table.status == "FINISHED"
     check.final_version = final.version
     assert final.table.revealed_seed in check.seeds  # revealed now, and only now
@@ -288,7 +288,7 @@ async def _probe(
             raise AssertionError(f"a move naming a hidden item was accepted: {forged}")
         code = check.error(body, actor, forged, f"seat {actor} forged move")
         assert code in ("ILLEGAL_MOVE", "BAD_INPUT"), code
-    after = await check.service.load(tid)
+    after = await check.service.reads.load(tid)
     assert after is not None and after.version == v, "a refused move changed the table"
 
 

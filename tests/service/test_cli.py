@@ -130,21 +130,21 @@ def test_replay_confirms_a_finished_table(redis_url, redis_prefix):
     async def play() -> str:
         store = RedisStore.from_url(redis_url, prefix=redis_prefix)
         svc = TableService(settings, load(), store)
-        loaded, host = await svc.create(
+        loaded, host = await svc.operations.create(
             "lucky-draw", ["lucky-draw/double-evens"], {"handSize": 2}, 2
         )
         tid = loaded.table.id
-        _, _, token = await svc.join(None, tid, "Ann", None, "ann's entropy")
-        viewer = await svc.authenticate(token)
-        await svc.add_bot(await svc.authenticate(host), tid, None)
-        await svc.start(await svc.authenticate(host), tid)
+        _, _, token = await svc.operations.join(None, tid, "Ann", None, "ann's entropy")
+        viewer = await svc.reads.authenticate(token)
+        await svc.operations.add_bot(await svc.reads.authenticate(host), tid, None)
+        await svc.operations.start(await svc.reads.authenticate(host), tid)
         for _ in range(200):
-            now = await svc.must_load(tid)
+            now = await svc.reads.must_load(tid)
             if now.table.status == "FINISHED":
                 break
             moves = now.legal_moves(0)
             if moves:
-                await svc.move(viewer, tid, "lucky-draw", moves[0])
+                await svc.moves.make(viewer, tid, "lucky-draw", moves[0])
             else:
                 await asyncio.sleep(0.01)
         await svc.close()

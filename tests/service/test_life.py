@@ -22,13 +22,13 @@ class Clock:
 
 
 async def _table(svc: TableService, **options: object) -> tuple[str, dict[int, str]]:
-    loaded, host = await svc.create("lucky-draw", [], options, 2)
+    loaded, host = await svc.operations.create("lucky-draw", [], options, 2)
     tid = loaded.table.id
     tokens = {}
     for i in range(2):
-        _, seat, token = await svc.join(None, tid, f"P{i}", i, f"seed{i}")
+        _, seat, token = await svc.operations.join(None, tid, f"P{i}", i, f"seed{i}")
         tokens[seat] = token
-    await svc.start(await svc.authenticate(host), tid)
+    await svc.operations.start(await svc.reads.authenticate(host), tid)
     return tid, tokens
 
 
@@ -45,21 +45,21 @@ async def test_replicas_racing_for_one_deadline_fire_it_once(registry: Registry,
     services = _replicas(registry, make_store, clock, 3)
     try:
         tid, _ = await _table(services[0], turnSeconds=5, timeoutsBeforeBot=0)
-        before = await services[0].must_load(tid)
+        before = await services[0].reads.must_load(tid)
         clock.now += 6
-        claimed = await asyncio.gather(*(s.run_due_once() for s in services))
+        claimed = await asyncio.gather(*(s.bots.run_due_once() for s in services))
         assert sorted(claimed) == [0, 0, 1]  # one claim; the lease keeps the others off
         for _ in range(100):
-            now = await services[1].must_load(tid)
+            now = await services[1].reads.must_load(tid)
             if now.version > before.version:
                 break
             await asyncio.sleep(0.01)
         for s in services:  # even run directly by every replica, it happens once
-            await s.run_bot(tid, before.version)
-        events = await services[2].events(tid, None, 1000, None)
+            await s.bots.run(tid, before.version)
+        events = await services[2].reads.events(tid, None, 1000, None)
         timeouts = [e for e in events if e.type == "clock.timeout"]
         assert [(e.version, e.data["timeouts"]) for e in timeouts] == [(before.version + 1, 1)]
-        assert (await services[2].must_load(tid)).version == before.version + 1
+        assert (await services[2].reads.must_load(tid)).version == before.version + 1
         fired = sum(s.metrics.get("tablestate_clock_timeouts_total") for s in services)
         assert fired == 1
     finally:
@@ -74,30 +74,30 @@ async def test_a_game_with_undos_and_timeouts_replays(registry: Registry, make_s
         tid, tokens = await _table(svc, turnSeconds=5, timeoutsBeforeBot=0, undo=True)
         undos = timeouts = 0
         for step in range(300):
-            loaded = await svc.must_load(tid)
+            loaded = await svc.reads.must_load(tid)
             if loaded.table.status == "FINISHED":
                 break
             seat = loaded.to_act()[0]
             if step % 3 == 2:  # let the clock run out: the bot moves for the seat
                 clock.now += 6
-                await svc.run_due_once()
+                await svc.bots.run_due_once()
                 for _ in range(100):
-                    if (await svc.must_load(tid)).version > loaded.version:
+                    if (await svc.reads.must_load(tid)).version > loaded.version:
                         break
                     await asyncio.sleep(0.01)
                 timeouts += 1
                 continue
-            viewer = await svc.authenticate(tokens[seat])
+            viewer = await svc.reads.authenticate(tokens[seat])
             moves = loaded.legal_moves(seat)
             plays = [m for m in moves if "play" in m]
-            await svc.move(viewer, tid, "lucky-draw", (plays or moves)[0])
+            await svc.moves.make(viewer, tid, "lucky-draw", (plays or moves)[0])
             if plays and step % 2 == 0:
-                await svc.undo(viewer, tid)
+                await svc.operations.undo(viewer, tid)
                 undos += 1
-                await svc.move(viewer, tid, "lucky-draw", moves[-1])
-        done = await svc.must_load(tid)
+                await svc.moves.make(viewer, tid, "lucky-draw", moves[-1])
+        done = await svc.reads.must_load(tid)
         assert done.table.status == "FINISHED" and undos and timeouts
-        log = await svc.moves(tid)
+        log = await svc.reads.moves(tid)
         assert sum(1 for m in log if m.get("undo")) == undos
         assert sum(1 for m in log if m.get("timeout")) == timeouts
         report = replay(done.table, log, done.game, done.rules)
@@ -114,19 +114,21 @@ async def test_a_grace_period_ends_once_whichever_replica_sees_it(registry: Regi
     services = _replicas(registry, make_store, clock, 3)
     try:
         tid, tokens = await _table(services[0], leaveGraceSeconds=20)
-        loaded = await services[0].must_load(tid)
+        loaded = await services[0].reads.must_load(tid)
         waiting = 1 - loaded.to_act()[0]  # the seat not to act leaves: nobody moves for it
-        left = await services[1].leave(await services[1].authenticate(tokens[waiting]), tid)
+        left = await services[1].operations.leave(
+            await services[1].reads.authenticate(tokens[waiting]), tid
+        )
         clock.now += 19
-        assert sum(await asyncio.gather(*(s.run_due_once() for s in services))) == 0
+        assert sum(await asyncio.gather(*(s.bots.run_due_once() for s in services))) == 0
         clock.now += 2
-        await asyncio.gather(*(s.run_due_once() for s in services))
+        await asyncio.gather(*(s.bots.run_due_once() for s in services))
         for s in services:
-            await s.run_bot(tid, left.version)
-        done = await services[2].must_load(tid)
+            await s.bots.run(tid, left.version)
+        done = await services[2].reads.must_load(tid)
         assert done.version == left.version + 1
         assert done.table.seats[waiting].kind == "BOT"
-        events = await services[0].events(tid, None, 1000, None)
+        events = await services[0].reads.events(tid, None, 1000, None)
         took = [e for e in events if e.type == "seat.bot_took_over"]
         assert [(e.seat, e.data["reason"]) for e in took] == [(waiting, "left")]
     finally:

@@ -13,20 +13,22 @@ from service.tables import TableService
 
 
 async def _bot_table(svc: TableService) -> tuple[str, str, str]:
-    loaded, host = await svc.create("lucky-draw", [], None, 2)
+    loaded, host = await svc.operations.create("lucky-draw", [], None, 2)
     tid = loaded.table.id
-    _, _seat, token = await svc.join(None, tid, "Ann", 0, None)
-    viewer = await svc.authenticate(host)
-    await svc.add_bot(viewer, tid, 1)
-    await svc.start(viewer, tid)
+    _, _seat, token = await svc.operations.join(None, tid, "Ann", 0, None)
+    viewer = await svc.reads.authenticate(host)
+    await svc.operations.add_bot(viewer, tid, 1)
+    await svc.operations.start(viewer, tid)
     return tid, host, token
 
 
 async def _human_move(svc: TableService, tid: str, token: str) -> None:
-    viewer = await svc.authenticate(token)
-    loaded = await svc.must_load(tid)
+    viewer = await svc.reads.authenticate(token)
+    loaded = await svc.reads.must_load(tid)
     move = loaded.legal_moves(0)[0]
-    await svc.move(viewer, tid, "lucky-draw", move["luckyDraw"] if "luckyDraw" in move else move)
+    await svc.moves.make(
+        viewer, tid, "lucky-draw", move["luckyDraw"] if "luckyDraw" in move else move
+    )
 
 
 async def test_a_replica_dying_after_a_human_move_stalls_nothing(registry: Registry, make_store):
@@ -34,20 +36,20 @@ async def test_a_replica_dying_after_a_human_move_stalls_nothing(registry: Regis
     dying = TableService(settings, registry, make_store())
     survivor = TableService(settings, registry, make_store())
 
-    def die(loaded: object) -> None:  # the commit landed; the replica died right after
+    async def die(*_: object) -> None:  # the commit landed; the replica died right after
         return None
 
-    dying._after_commit = die  # type: ignore[method-assign]
+    dying.bots.after_commit = die  # type: ignore[method-assign]
     tid, _, token = await _bot_table(dying)
     await _human_move(dying, tid, token)
-    waiting = await dying.must_load(tid)
+    waiting = await dying.reads.must_load(tid)
     assert waiting.to_act() == (1,)
     if type(dying.store) is type(survivor.store) and "Memory" in type(dying.store).__name__:
         survivor = TableService(settings, registry, dying.store)  # one process, one memory
     survivor.start_worker(interval=0.05)
     try:
         for _ in range(100):
-            now = await survivor.must_load(tid)
+            now = await survivor.reads.must_load(tid)
             if now.version > waiting.version:
                 break
             await asyncio.sleep(0.05)
@@ -65,17 +67,17 @@ async def test_bot_move_happens_once_with_two_workers(registry: Registry, make_s
     second = TableService(settings, registry, store)
     tid, _, token = await _bot_table(first)
     await _human_move(first, tid, token)
-    before = await first.must_load(tid)
+    before = await first.reads.must_load(tid)
     first.start_worker(0.02)
     second.start_worker(0.02)
     try:
         for _ in range(100):
-            now = await first.must_load(tid)
+            now = await first.reads.must_load(tid)
             if now.to_act() == (0,):
                 break
             await asyncio.sleep(0.02)
         await asyncio.sleep(0.3)
-        now = await first.must_load(tid)
+        now = await first.reads.must_load(tid)
         assert now.version == before.version + 1
         assert (
             first.metrics.get("tablestate_bot_moves_total")
@@ -90,19 +92,19 @@ async def test_bot_move_happens_once_with_two_workers(registry: Registry, make_s
 async def test_replay_confirms_a_finished_game_and_catches_tampering(registry, make_store):
     svc = TableService(make_settings(), registry, make_store())
     tid, _, token = await _bot_table(svc)
-    viewer = await svc.authenticate(token)
+    viewer = await svc.reads.authenticate(token)
     for _ in range(100):
-        loaded = await svc.must_load(tid)
+        loaded = await svc.reads.must_load(tid)
         if loaded.table.status == "FINISHED":
             break
         moves = loaded.legal_moves(0)
         if moves:
-            await svc.move(viewer, tid, "lucky-draw", moves[-1])
+            await svc.moves.make(viewer, tid, "lucky-draw", moves[-1])
         else:
             await asyncio.sleep(0.01)
-    loaded = await svc.must_load(tid)
+    loaded = await svc.reads.must_load(tid)
     assert loaded.table.status == "FINISHED"
-    log = await svc.moves(tid)
+    log = await svc.reads.moves(tid)
     report = replay(loaded.table, log, loaded.game, loaded.rules)
     assert report.ok, report.reason
     assert report.moves == len(log) > 0
@@ -124,10 +126,10 @@ async def test_tables_expire_after_the_idle_ttl(registry, redis_url, redis_prefi
 
     store = RedisStore.from_url(redis_url, prefix=redis_prefix)
     svc = TableService(make_settings(idle_ttl=1), registry, store)
-    loaded, _ = await svc.create("lucky-draw", [], None, 2)
-    assert await svc.load(loaded.table.id) is not None
+    loaded, _ = await svc.operations.create("lucky-draw", [], None, 2)
+    assert await svc.reads.load(loaded.table.id) is not None
     await asyncio.sleep(1.3)
-    assert await svc.load(loaded.table.id) is None
+    assert await svc.reads.load(loaded.table.id) is None
     await store.close()
 
 
@@ -137,7 +139,7 @@ async def test_no_commit_leaves_a_bot_turn_unrecorded(registry, make_store):
 
     svc = TableService(make_settings(bot_delay=5.0), registry, make_store())
     tid, _, token = await _bot_table(svc)
-    before = await svc.must_load(tid)
+    before = await svc.reads.must_load(tid)
     real = svc.store.schedule
 
     async def unreachable(*args, **kwargs):  # the due-index write fails
@@ -147,10 +149,10 @@ async def test_no_commit_leaves_a_bot_turn_unrecorded(registry, make_store):
     with pytest.raises(ApiError) as info:
         await _human_move(svc, tid, token)
     assert info.value.code == "UNAVAILABLE"
-    assert (await svc.must_load(tid)).version == before.version  # nothing committed
+    assert (await svc.reads.must_load(tid)).version == before.version  # nothing committed
     svc.store.schedule = real  # type: ignore[method-assign]
     await _human_move(svc, tid, token)
-    assert (await svc.must_load(tid)).to_act() == (1,)
+    assert (await svc.reads.must_load(tid)).to_act() == (1,)
     await svc.close()
 
 
@@ -161,7 +163,7 @@ async def test_a_slow_commit_does_not_lose_the_bot_turn_it_creates(registry, mak
     slow = TableService(settings, registry, make_store())
     worker = TableService(settings, registry, slow.store)
     tid, _, token = await _bot_table(slow)
-    before = await slow.must_load(tid)
+    before = await slow.reads.must_load(tid)
     real = slow.store.commit
 
     async def late(*args, **kwargs):  # the commit lands 0.3 s after the entry is written
@@ -173,7 +175,7 @@ async def test_a_slow_commit_does_not_lose_the_bot_turn_it_creates(registry, mak
     try:
         await _human_move(slow, tid, token)
         for _ in range(200):
-            now = await worker.must_load(tid)
+            now = await worker.reads.must_load(tid)
             if now.version >= before.version + 2:
                 break
             await asyncio.sleep(0.02)
@@ -190,11 +192,11 @@ async def test_moves_beyond_the_admission_bound_wait_their_turn(registry: Regist
     svc = TableService(make_settings(moves_in_flight=2), registry, make_store())
     tables = []
     for _ in range(8):
-        loaded, host = await svc.create("lucky-draw", [], None, 2)
+        loaded, host = await svc.operations.create("lucky-draw", [], None, 2)
         tid = loaded.table.id
-        _, _, token = await svc.join(None, tid, "Ann", 0, None)
-        await svc.join(None, tid, "Bob", 1, None)
-        await svc.start(await svc.authenticate(host), tid)
+        _, _, token = await svc.operations.join(None, tid, "Ann", 0, None)
+        await svc.operations.join(None, tid, "Bob", 1, None)
+        await svc.operations.start(await svc.reads.authenticate(host), tid)
         tables.append((tid, token))
     at_store = peak = 0
     commit = svc.store.commit
@@ -211,27 +213,10 @@ async def test_moves_beyond_the_admission_bound_wait_their_turn(registry: Regist
 
     svc.store.commit = slow_commit  # type: ignore[method-assign]
     try:
-        before = {tid: (await svc.must_load(tid)).version for tid, _ in tables}
+        before = {tid: (await svc.reads.must_load(tid)).version for tid, _ in tables}
         await asyncio.gather(*(_human_move(svc, tid, token) for tid, token in tables))
         assert peak == 2
         for tid, _ in tables:
-            assert (await svc.must_load(tid)).version == before[tid] + 1
+            assert (await svc.reads.must_load(tid)).version == before[tid] + 1
     finally:
         await svc.close()
-
-
-def test_now_iso_is_the_clock_to_the_millisecond():
-    import random
-    from datetime import UTC, datetime
-
-    from service.tables import now_iso
-
-    rng = random.Random(7)
-    times = [0.0, 951782400.5, 1764470000.9999] + [rng.uniform(0, 4e9) for _ in range(2000)]
-    for t in sorted(times) + times:  # the kept text is reused only within its millisecond
-        want = datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds")
-        got = now_iso(lambda t=t: t)
-        assert (
-            got == want.replace("+00:00", "Z")
-            or abs(datetime.fromisoformat(got).timestamp() - t) < 0.001
-        ), (t, got, want)

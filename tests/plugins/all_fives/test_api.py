@@ -343,7 +343,7 @@ async def _play(srv: Server, g: Game, seed: int) -> dict[str, Any]:
         steps += 1
         assert steps < 1500, "the game does not end"
         (seat,) = humans
-        loaded = await srv.service.load(g.table_id)
+        loaded = await srv.service.reads.load(g.table_id)
         assert loaded is not None and loaded.version == spectator["version"]
         assert_conserved(loaded.state)
         views = {None: spectator}
@@ -429,7 +429,7 @@ async def test_random_full_game_through_the_api(server, seed, players, bots, emp
     started = next(e for e in stored if e.type == "game.started")
     play_order = started.data["playOrder"]
     assert play_order == seats
-    moves = await server.service.moves(g.table_id)
+    moves = await server.service.reads.moves(g.table_id)
     if bots:
         assert {m["seat"] for m in moves} - set(g.tokens), "no bot moved"
     commits, states = _replay_from_seed(final, play_order, g, moves, server.registry)
@@ -440,7 +440,7 @@ async def test_random_full_game_through_the_api(server, seed, players, bots, emp
             by_version.setdefault(e.version, []).append(_event_json(e))
     assert [by_version.get(started.version + i, []) for i in range(len(commits))] == commits
     assert max(by_version) == started.version + len(commits) - 1
-    loaded = await server.service.load(g.table_id)
+    loaded = await server.service.reads.load(g.table_id)
     assert loaded is not None and loaded.state == states[-1]
     report = replay(loaded.table, moves, loaded.game, loaded.rules)
     assert report.ok, report.reason

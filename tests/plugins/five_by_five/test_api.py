@@ -345,7 +345,7 @@ async def _play(srv: Server, g: Game, seed: int, objectives: int) -> dict[str, A
         steps += 1
         assert steps < 2000, "the game does not end"
         (seat,) = humans
-        loaded = await srv.service.load(g.table_id)
+        loaded = await srv.service.reads.load(g.table_id)
         assert loaded is not None and loaded.version == spectator["version"]
         mine = (await c.q(TABLE, g.tokens[seat], t=g.table_id))["table"]
         _check_view(spectator, loaded.state, None, objectives)
@@ -422,7 +422,7 @@ async def test_random_full_game_through_the_api(
     started = next(e for e in stored if e.type == "game.started")
     play_order = started.data["playOrder"]
     assert play_order == list(range(players))
-    moves = await server.service.moves(g.table_id)
+    moves = await server.service.reads.moves(g.table_id)
     assert [m for m in moves if m["seat"] in g.tokens] == g.sent
     if bots:
         assert {m["seat"] for m in moves} - set(g.tokens), "no bot moved"
@@ -437,7 +437,7 @@ async def test_random_full_game_through_the_api(
     commits = [by_version.get(started.version + i, []) for i in range(len(truth.commits))]
     assert commits == truth.commits
     assert max(by_version) == started.version + len(truth.commits) - 1
-    loaded = await server.service.load(g.table_id)
+    loaded = await server.service.reads.load(g.table_id)
     assert loaded is not None and loaded.state == truth.states[loaded.version]
     report = replay(loaded.table, moves, loaded.game, loaded.rules)
     assert report.ok, report.reason

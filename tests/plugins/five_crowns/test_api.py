@@ -178,7 +178,7 @@ class Game:
         return table_deck(self.rules, self.players)
 
     async def truth(self) -> Loaded:
-        loaded = await self.service.load(self.table_id)
+        loaded = await self.service.reads.load(self.table_id)
         assert loaded is not None
         return loaded
 

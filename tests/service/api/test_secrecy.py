@@ -61,7 +61,7 @@ async def test_random_games_leak_nothing(registry):
             ]
             await asyncio.sleep(0.1)
             for _ in range(200):
-                loaded = await service.load(t.table_id)
+                loaded = await service.reads.load(t.table_id)
                 assert loaded is not None
                 if loaded.table.status == "FINISHED":
                     break
@@ -88,5 +88,5 @@ async def test_random_games_leak_nothing(registry):
             assert (
                 "private" not in next(e for e in seen[None] if e["type"] == "cards.dealt")["data"]
             )
-            final = await service.load(t.table_id)
+            final = await service.reads.load(t.table_id)
             assert final is not None and isinstance(final.table, Table)

@@ -115,3 +115,18 @@ def test_old_snapshots_decode_with_no_clock_and_no_undo():
     del d["undo"]
     back = eng.Table.decode(json.dumps(d), 3)
     assert back.undo is None and back.seats[0].timeouts == 0 and back.seats[0].reserve is None
+
+
+def test_iso_is_the_time_to_the_millisecond():
+    import random
+    from datetime import UTC, datetime
+
+    rng = random.Random(7)
+    times = [0.0, 951782400.5, 1764470000.9999] + [rng.uniform(0, 4e9) for _ in range(2000)]
+    for t in sorted(times) + times:  # the kept text is reused only within its millisecond
+        want = datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds")
+        got = clock.iso(t)
+        assert (
+            got == want.replace("+00:00", "Z")
+            or abs(datetime.fromisoformat(got).timestamp() - t) < 0.001
+        ), (t, got, want)

@@ -1,0 +1,110 @@
+"""The table side of one replica: tables read and committed, and everything around a commit.
+
+``TableService`` only composes the parts; none of them calls back into it, and the arrows
+run one way (``docs/architecture.md``):
+
+- ``loading.Tables``: tables read from the store, decoded once per version; reads of events,
+  listings and move logs; authentication of tokens;
+- ``commit.Committer``: the one commit path (load, rights, rules, commit, after-commit), with
+  its collaborators: ``clocks.UndoRecords``, ``clocks.Clocks``, ``bots.Bots``,
+  ``notices.Deliveries`` (the hub) and ``notices.LobbyNotices``;
+- the operations, which import the committer: ``operations.Operations`` (tables, seats, the
+  host's, undo), ``moves.Moves``, ``rematch.Rematches``;
+- ``social``: chat and presence, appended without a commit.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from service.config import Settings
+from service.engine import table as eng
+from service.metrics import Metrics
+from service.plugins import Registry
+from service.store.base import StateStore, StoredEvent
+from service.tables.bots import Bots
+from service.tables.clocks import Clocks, UndoRecords
+from service.tables.commit import Change, Committed, Committer, Operation
+from service.tables.loading import Loaded, Tables
+from service.tables.moves import Moves
+from service.tables.notices import Deliveries, LobbyNotices
+from service.tables.operations import Operations
+from service.tables.play import Play, Seeds
+from service.tables.rematch import Rematches
+from service.tables.social import Appends, Attendance, Chat
+
+__all__ = ["Change", "Committed", "Loaded", "Operation", "TableService"]
+
+
+class TableService:
+    """The parts of one replica's table side, on one store (see the module).
+
+    ``on_commit`` is told of every commit and append this replica makes, with the table
+    as committed (the hub delivers them to local subscribers at once)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        registry: Registry,
+        store: StateStore,
+        metrics: Metrics | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.store = store
+        self.metrics = metrics = metrics or Metrics()
+        self.clock = clock
+        self.on_commit: Callable[[str, tuple[StoredEvent, ...], eng.Table | None], None] | None
+        self.on_commit = None
+        self.reads = Tables(registry, store, metrics)
+        self.seeds = Seeds(settings.secret)
+        self.play = Play(self.seeds, clock)
+        self.committer = Committer(
+            self.reads,
+            store,
+            metrics,
+            clock,
+            retries=settings.move_retries,
+            idle_ttl=float(settings.idle_ttl),
+            finished_ttl=float(settings.finished_ttl),
+        )
+        self.clocks = Clocks(store, self.committer, self.play)
+        self.bots = Bots(
+            self.reads,
+            store,
+            self.committer,
+            self.play,
+            self.clocks,
+            delay=settings.bot_delay,
+            lease=settings.bot_lease,
+        )
+        self.lobby = LobbyNotices(store)
+        self.committer.collaborators = [
+            UndoRecords(),
+            self.clocks,
+            self.bots,
+            Deliveries(self._delivered),
+            self.lobby,
+        ]
+        self.operations = Operations(self.committer, store, registry, self.seeds, self.lobby)
+        self.moves = Moves(self.committer, store, self.play, in_flight=settings.moves_in_flight)
+        self.rematches = Rematches(self.operations)
+        appends = Appends(self.reads, store, self._delivered)
+        self.chat = Chat(appends, store, clock, rate=settings.chat_rate, burst=settings.chat_burst)
+        self.attendance = Attendance(appends, store, clock, ttl=settings.presence_ttl)
+
+    def _delivered(
+        self, table_id: str, events: tuple[StoredEvent, ...], table: eng.Table | None
+    ) -> None:
+        if self.on_commit is not None:
+            self.on_commit(table_id, events, table)
+
+    def start_worker(self, interval: float = 0.25) -> None:
+        """Start the due-index worker (bots, clocks, grace periods)."""
+        self.bots.start_worker(interval)
+
+    async def close(self) -> None:
+        await self.attendance.close()
+        await self.bots.close()

@@ -1,0 +1,189 @@
+"""Bots move as commits of their own, driven by the store's due-index.
+
+Before a commit that leaves a bot to act lands, ``Bots.before_commit`` records the wait in
+the due-index (table, version, due after a lease); once it landed, the committing replica
+moves at once (or after ``TABLESTATE_BOT_DELAY``). Any replica's worker claims entries that
+fall due, so a replica that dies right after a human's move stalls nothing; the version
+check makes each bot move happen exactly once. The same worker fires due clocks and grace
+periods (``Clocks.fire``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from service.engine import table as eng
+from service.engine.game import Rejected
+from service.engine.rng import Rng
+from service.errors import ApiError
+from service.store.base import DueIndex, StoredEvent, StoreUnavailable
+from service.tables.clocks import Clocks
+from service.tables.commit import Change, Collaborator, Committer, Operation
+from service.tables.loading import Loaded, Tables
+from service.tables.play import Play
+
+log = logging.getLogger("tablestate.bots")
+
+
+def bot_seats(table: eng.Table, to_act: tuple[int, ...]) -> list[int]:
+    bots = table.bots()
+    return [s for s in to_act if s in bots]
+
+
+class Bots(Collaborator):
+    """Moves the bots of this replica's tables, and runs the due-index worker."""
+
+    def __init__(
+        self,
+        tables: Tables,
+        due: DueIndex,
+        committer: Committer,
+        play: Play,
+        clocks: Clocks,
+        *,
+        delay: float,
+        lease: float,
+    ) -> None:
+        self.tables = tables
+        self.due = due
+        self.committer = committer
+        self.play = play
+        self.clocks = clocks
+        self.clock: Callable[[], float] = committer.clock
+        self.delay = delay
+        self.lease = lease
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._worker: asyncio.Task[None] | None = None
+        self._closing = False
+
+    # -- around commits -----------------------------------------------------------
+
+    async def before_commit(self, before: Loaded, change: Change) -> None:
+        """Record in the due-index, BEFORE the commit lands, that the table will then wait
+        on a bot: a replica that dies right after its commit leaves the entry behind, and
+        another replica's worker makes the move once it falls due, after a lease. An entry
+        whose commit never landed is dropped when claimed (the table's version is not the
+        one it names).
+
+        Raises:
+            ApiError: ``UNAVAILABLE`` when the entry cannot be written: then nothing is
+            committed, so no table is left waiting on a bot nobody will move.
+        """
+        table = change.table
+        if change.state is None or not table.bots():
+            return
+        if not bot_seats(table, eng.to_act(table, before.game, change.state)):
+            return
+        # Due only after a lease: it is the fallback for a replica that dies right after its
+        # commit. Were it due sooner, another replica could claim it before the commit lands,
+        # find the table still at the version before, and drop it.
+        due = self.clock() + max(self.lease, self.delay)
+        try:
+            await self.due.schedule(table.id, before.version + 1, due, only_sooner=True)
+        except StoreUnavailable as exc:
+            raise ApiError("UNAVAILABLE", "the store is unreachable; retry later") from exc
+
+    async def after_commit(
+        self, before: Loaded, done: Loaded, events: tuple[StoredEvent, ...]
+    ) -> None:
+        if self._closing or not bot_seats(done.table, done.to_act()):
+            return
+        if self.delay:
+            self._spawn(self._delayed(done.table.id, done.version))
+        else:
+            self._spawn(self.run(done.table.id, done.version))
+
+    async def _delayed(self, table_id: str, version: int) -> None:
+        """Bring the entry written before the commit forward to the configured delay (best
+        effort: if this fails, the entry still falls due after the lease)."""
+        try:
+            await self.due.schedule(table_id, version, self.clock() + self.delay, only_sooner=True)
+        except StoreUnavailable:
+            log.warning("due-index unreachable; the bot moves after the lease")
+
+    def _spawn(self, coro: Any) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- moving -------------------------------------------------------------------
+
+    def move_for(self, loaded: Loaded, seat: int) -> dict[str, Any]:
+        """The move the game's bot makes for ``seat`` at this version (seeded by it)."""
+        rng = Rng(self.play.seeds.game(loaded.table) + b"bot", loaded.version)
+        move = dict(loaded.game.bot(loaded.state, seat, rng, loaded.rules))
+        if isinstance(self.play.apply(loaded, seat, move), Rejected):
+            log.error(
+                "bot of %s chose an illegal move; it plays its first legal one", loaded.game.id
+            )
+            move = dict(loaded.legal_moves(seat)[0])
+        return move
+
+    async def run(self, table_id: str, version: int) -> None:
+        """Make the bot move a table waits on at ``version``, once, if still due."""
+        try:
+            loaded = await self.tables.load(table_id)
+            if loaded is None or loaded.version != version:
+                await self.due.unschedule(table_id, version)
+                return
+            seats = bot_seats(loaded.table, loaded.to_act())
+            if not seats:
+                # No bot to act: a clock or a grace period may be due.
+                if await self.clocks.fire(loaded, self.move_for):
+                    await self.due.unschedule(table_id, version)
+                return
+            seat = seats[0]
+            move = self.move_for(loaded, seat)
+            entry = json.dumps({"seat": seat, "move": move})
+
+            def step(cur: Loaded, _held: Any) -> Change | Rejected:
+                out = self.play.apply(cur, seat, move)
+                return out if isinstance(out, Rejected) else replace(out, log=entry)
+
+            try:
+                await self.committer.commit(
+                    table_id, Operation("bot", step), expected=version, loaded=loaded
+                )
+                self.committer.metrics.inc("tablestate_bot_moves_total")
+            except ApiError as exc:
+                if exc.code != "VERSION_CONFLICT":
+                    raise
+            await self.due.unschedule(table_id, version)
+        except (ApiError, StoreUnavailable) as exc:
+            log.warning("bot move on a table failed: %s", exc)
+
+    # -- the worker ---------------------------------------------------------------
+
+    async def run_due_once(self, limit: int = 50) -> int:
+        """Claim due entries and run them; the number claimed."""
+        due = await self.due.claim_due(self.clock(), self.lease, limit)
+        for table_id, version in due:
+            self._spawn(self.run(table_id, version))
+        return len(due)
+
+    async def _work(self, interval: float) -> None:
+        while not self._closing:
+            try:
+                await self.run_due_once()
+            except StoreUnavailable:
+                pass
+            except Exception:  # the worker must outlive any one bad table; it is logged
+                log.exception("due-index worker")
+            await asyncio.sleep(interval)
+
+    def start_worker(self, interval: float = 0.25) -> None:
+        if self._worker is None:
+            self._worker = asyncio.ensure_future(self._work(interval))
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._worker is not None:
+            self._worker.cancel()
+            await asyncio.gather(self._worker, return_exceptions=True)
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)

@@ -1,0 +1,186 @@
+"""Tables as this replica reads them: loaded from the store, decoded once per version.
+
+``Loaded`` is a table with its game, rule set and decoded game state; ``Tables`` reads and
+caches them (the table this replica last committed or read is tried first by moves: the
+commit's version check catches a stale copy). ``Tables.call`` is how every part of the
+service calls the store: timed, and ``UNAVAILABLE`` when it cannot be reached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import OrderedDict
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any, Final
+
+from service import logs
+from service.engine import table as eng
+from service.engine.game import GameDef, Move, Rejected
+from service.engine.rights import HELD, Credential, MalformedToken, rights
+from service.engine.ruleset import RuleSet
+from service.errors import ApiError
+from service.metrics import Metrics
+from service.plugins import Registry
+from service.store.base import BadCursor, Page, StoredEvent, StoreFull, StoreUnavailable, TableStore
+
+CACHE_SIZE: Final = 2048
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A table with its game, rule set and decoded game state (None while OPEN)."""
+
+    table: eng.Table
+    game: GameDef[Any]
+    rules: RuleSet
+    state: Any
+
+    @property
+    def version(self) -> int:
+        return self.table.version
+
+    def view(self, seat: int | None) -> dict[str, Any] | None:
+        if self.state is None:
+            return None
+        return eng.view(self.table, self.game, self.state, seat)
+
+    def to_act(self) -> tuple[int, ...]:
+        if self.state is None:
+            return ()
+        return eng.to_act(self.table, self.game, self.state)
+
+    def legal_moves(self, seat: int | None) -> list[Move]:
+        if seat is None or self.state is None or seat not in self.to_act():
+            return []
+        return list(self.game.legal_moves(self.state, seat, self.rules))
+
+
+def refuse(rejected: Rejected) -> ApiError:
+    """The API error of an engine's refusal (``ILLEGAL_MOVE`` says why in ``reason``)."""
+    reason = rejected.reason if rejected.code == "ILLEGAL_MOVE" else None
+    return ApiError(rejected.code, rejected.reason, reason)
+
+
+class Tables:
+    """Reads tables from the store and keeps the newest decoded ones."""
+
+    def __init__(self, registry: Registry, store: TableStore, metrics: Metrics) -> None:
+        self.registry = registry
+        self.store = store
+        self.metrics = metrics
+        self._cache: OrderedDict[str, Loaded] = OrderedDict()
+
+    async def call(self, call: Coroutine[Any, Any, Any]) -> Any:
+        """Await a store call, timed; an unreachable or full store is ``UNAVAILABLE``."""
+        start = time.perf_counter()
+        try:
+            return await call
+        except StoreFull as exc:
+            raise ApiError("UNAVAILABLE", "the store is full; retry later") from exc
+        except StoreUnavailable as exc:
+            raise ApiError("UNAVAILABLE", "the store is unreachable; retry later") from exc
+        finally:
+            op = call.cr_code.co_name
+            self.metrics.observe("tablestate_store_seconds", time.perf_counter() - start, op=op)
+
+    def cached(self, table_id: str) -> Loaded | None:
+        """The newest copy of the table this replica holds, unread (it may be stale)."""
+        return self._cache.get(table_id)
+
+    async def load(self, table_id: str) -> Loaded | None:
+        """The table now, or None. Decoding is cached per (table, version)."""
+        if not isinstance(table_id, str) or not 0 < len(table_id) <= 64:
+            return None
+        logs.table_id.set(table_id)
+        found = await self.call(self.store.load(table_id))
+        if found is None:
+            self._cache.pop(table_id, None)
+            return None
+        snapshot, version = found
+        cached = self._cache.get(table_id)
+        if cached is not None and cached.version == version:
+            self._cache.move_to_end(table_id)
+            return cached
+        return self.remember(eng.Table.decode(snapshot, version))
+
+    def remember(self, table: eng.Table, state: Any = None) -> Loaded:
+        """Keep ``table`` (at its version; ``state``: its decoded game state, if known)."""
+        game = self.registry.games.get(table.game_id)
+        if game is None:
+            raise ApiError("UNAVAILABLE", f"game {table.game_id!r} is not installed here")
+        rules = self.registry.ruleset(table.game_id, table.house_rules)
+        if state is None and table.game is not None:
+            state = eng.decode_state(table, game)
+        loaded = Loaded(table, game, rules, state)
+        self._cache[table.id] = loaded
+        self._cache.move_to_end(table.id)
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return loaded
+
+    async def load_table(self, table_id: str) -> eng.Table | None:
+        """The table now as stored (None: no such table)."""
+        loaded = await self.load(table_id)
+        return loaded.table if loaded is not None else None
+
+    async def must_load(self, table_id: str) -> Loaded:
+        """The table now. Raises ``NOT_FOUND`` for none."""
+        loaded = await self.load(table_id)
+        if loaded is None:
+            raise ApiError("NOT_FOUND", "no such table")
+        return loaded
+
+    async def authenticate(self, token: str | None) -> Credential | None:
+        """The credential of a token that its table knows now; None for no token. A
+        connection authenticates once; what the credential holds is asked again at every
+        operation and delivery (``service/engine/rights.py``).
+
+        Raises:
+            ApiError: ``UNAUTHENTICATED`` for a malformed or unknown token.
+        """
+        try:
+            credential = Credential.of_token(token)
+        except MalformedToken as exc:
+            raise ApiError("UNAUTHENTICATED", str(exc)) from None
+        if credential is None:
+            return None
+        loaded = await self.load(credential.table_id)
+        if loaded is None or rights(credential, loaded.table).standing != HELD:
+            raise ApiError("UNAUTHENTICATED", "unknown token")
+        return credential
+
+    # -- reading what tables hold ---------------------------------------------------
+
+    async def events(
+        self,
+        table_id: str,
+        after: str | None,
+        first: int,
+        last: int | None,
+        *,
+        seated: bool = False,
+    ) -> tuple[StoredEvent, ...]:
+        """Events after a cursor, or the newest ``last``; ``seated``: for a reader with a
+        seat (the store leaves out, and never reads, events it may not see)."""
+        try:
+            if last is not None:
+                return await self.call(self.store.last_events(table_id, last, seated=seated))  # type: ignore[no-any-return]
+            found = self.store.events(table_id, after, first, seated=seated)
+            return await self.call(found)  # type: ignore[no-any-return]
+        except BadCursor as exc:
+            raise ApiError("BAD_INPUT", str(exc)) from exc
+
+    async def list(
+        self, game_id: str | None, status: str | None, first: int, after: str | None
+    ) -> tuple[list[Loaded], Page]:
+        """A page of tables, newest first."""
+        page: Page = await self.call(self.store.list(game_id, status, first, after))
+        found = await asyncio.gather(*(self.load(t) for t in page.table_ids))
+        return [f for f in found if f is not None], page
+
+    async def moves(self, table_id: str) -> list[dict[str, Any]]:
+        """The table's move log (for replay)."""
+        return [json.loads(m) for m in await self.call(self.store.moves(table_id))]
