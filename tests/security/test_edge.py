@@ -1,0 +1,100 @@
+"""The edge, where a client's bytes first arrive (docs/security.md, "The edge"): an
+operation's cost is counted from the values the executor will use. Every server here is
+a real uvicorn configured as ``tablestate serve`` runs it (``service/server.py``), on
+both stores."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from support.server import Client, make_settings, serve, ws_init, ws_next
+
+from service.store.base import StateStore
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
+
+ROOT = Path(__file__).resolve().parents[2]
+CREATE = """mutation { createTable(gameId: "five-crowns", seats: 2) { table { id } } }"""
+# The finding: nine store reads under a page whose size came as a float.
+NINE = (
+    "query($t: ID!, $n: Int) { table(id: $t) { "
+    + " ".join(f"a{i}: events(first: $n) {{ table {{ id }} }}" for i in range(9))
+    + " } }"
+)
+DEFAULTED = NINE.replace("$n: Int)", "$n: Int = 1000)")
+EVENTS = """query($t: ID!, $n: Int) { table(id: $t) {
+  events(first: $n) { cursor type seat version at data } } }"""
+SUB = "subscription($t: ID!) { tableEvents(tableId: $t) { cursor type } }"
+TABLE = "query($t: ID!) { table(id: $t) { id version status seats { index name kind } } }"
+PING_MESSAGE = json.dumps({"type": "ping"})
+# An answer of some 700 KB: a few of them fill the kernel's buffers of a reader that stops.
+BIG = (
+    "{ "
+    + " ".join(
+        f"a{i}: __schema {{ types {{ name description fields {{ name description args "
+        f"{{ name description }} }} }} }}"
+        for i in range(20)
+    )
+    + " }"
+)
+
+
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[StateStore]:
+    if request.param == "memory":
+        made: StateStore = MemoryStore()
+    else:
+        url, prefix = request.getfixturevalue("redis_url"), request.getfixturevalue("redis_prefix")
+        made = RedisStore.from_url(url, prefix=prefix)
+    yield made
+    await made.close()
+
+
+def port_of(c: Client) -> int:
+    return int(c.url.rsplit(":", 1)[1])
+
+
+# -- cost: the values the executor will use ------------------------------------------------
+
+
+async def test_page_sizes_count_as_the_executor_coerces_them(registry, store):
+    """``1000.0`` is the Int 1000 to graphql-core, and a variable's default is what the
+    executor uses when none is sent: both cost what 1000 costs (refused), over HTTP and a
+    WebSocket; a small page still runs, a float one included."""
+    async with serve(make_settings(), registry, store) as c:
+        tid = (await c.q(CREATE))["createTable"]["table"]["id"]
+        assert await c.code(NINE, t=tid, n=1000) == "QUERY_TOO_COMPLEX"
+        assert await c.code(NINE, t=tid, n=1000.0) == "QUERY_TOO_COMPLEX"
+        assert await c.code(DEFAULTED, t=tid) == "QUERY_TOO_COMPLEX"
+        small = (await c.q(NINE, t=tid, n=1.0))["table"]
+        assert [len(small[f"a{i}"]) for i in range(9)] == [1] * 9
+        async with c.ws() as conn:
+            assert (await ws_init(conn))["type"] == "connection_ack"
+            payload = {"query": NINE, "variables": {"t": tid, "n": 1000.0}}
+            await conn.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
+            answer = await ws_next(conn)
+            assert answer["type"] == "error", answer
+            assert answer["payload"][0]["extensions"]["code"] == "QUERY_TOO_COMPLEX"
+
+
+async def test_costly_pages_count_against_the_rate_limits(registry, store):
+    """A read of 1000 events costs 6202: counted as 6 requests more than itself, whether
+    the page size came as an int or as a float (a burst of 20: the third such read from one
+    address is refused)."""
+    settings = make_settings(rate_address=0.01, rate_address_burst=20)
+    async with serve(settings, registry, store) as c:
+        tid = (await c.q(CREATE))["createTable"]["table"]["id"]  # from loopback: exempt
+        for n, address in ((1000, "198.51.100.31"), (1000.0, "198.51.100.32")):
+            codes = []
+            for _ in range(3):
+                r = await c.http.post(
+                    "/graphql",
+                    json={"query": EVENTS, "variables": {"t": tid, "n": n}},
+                    headers={"X-Forwarded-For": address},
+                )
+                body = r.json()
+                codes.append(body["errors"][0]["extensions"]["code"] if "errors" in body else "OK")
+            assert codes == ["OK", "OK", "RATE_LIMITED"], (n, codes)
