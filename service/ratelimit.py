@@ -10,10 +10,12 @@ WebSocket connections per address are counted per replica (a connection is a res
 the replica that holds it).
 
 Who the client is: the TCP peer, unless the peer is a trusted proxy
-(``TABLESTATE_TRUSTED_PROXIES``) and the request carries ``X-Forwarded-For``: then the
-nearest address in that header that is not a trusted proxy. A peer in
-``TABLESTATE_RATE_EXEMPT`` (loopback by default: the host itself) is not limited, unless
-the request was forwarded.
+(``TABLESTATE_TRUSTED_PROXIES``, none by default) and the request carries
+``X-Forwarded-For``: then the nearest address in that header that is not a trusted proxy.
+This is the only place that decides it (uvicorn's own proxy-header handling is off:
+``service/server.py``). A peer in ``TABLESTATE_RATE_EXEMPT`` (loopback by default: the
+host itself) skips these rate limits and the WebSocket cap, unless the request carries
+``X-Forwarded-For``: a forwarded request is never exempt, whoever forwarded it.
 """
 
 from __future__ import annotations
@@ -132,7 +134,9 @@ class Guard:
                 if not _within(ip, self._trusted):
                     break
             return Client(address, exempt=False)
-        return Client(host, exempt=_within(_ip(host), self._exempt))
+        # A proxy that is not trusted (say, on this host, not yet named in the setting)
+        # forwards everyone as itself: limited as one client, never exempt as the host.
+        return Client(host, exempt=not forwarded and _within(_ip(host), self._exempt))
 
     # -- rates -------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """The edge, where a client's bytes first arrive (docs/security.md, "The edge"): an
-operation's cost is counted from the values the executor will use. Every server here is
-a real uvicorn configured as ``tablestate serve`` runs it (``service/server.py``), on
-both stores."""
+operation's cost is counted from the values the executor will use; one place decides who
+the client is. Every server here is a real uvicorn configured as ``tablestate serve``
+runs it (``service/server.py``), on both stores."""
 
 from __future__ import annotations
 
@@ -98,3 +98,29 @@ async def test_costly_pages_count_against_the_rate_limits(registry, store):
                 body = r.json()
                 codes.append(body["errors"][0]["extensions"]["code"] if "errors" in body else "OK")
             assert codes == ["OK", "OK", "RATE_LIMITED"], (n, codes)
+
+
+# -- who the client is --------------------------------------------------------------------
+
+
+async def _statuses(c: Client, n: int, forwarded: bool) -> list[int]:
+    out = []
+    for i in range(n):
+        headers = {"X-Forwarded-For": f"203.0.113.{i + 1}"} if forwarded else {}
+        r = await c.http.post("/graphql", json={"query": "{ games { id } }"}, headers=headers)
+        out.append(r.status_code)
+    return out
+
+
+async def test_no_trusted_proxy_means_no_client_chooses_its_address(registry, store):
+    """With no trusted proxy, a loopback client that sends a new ``X-Forwarded-For`` with
+    each request is one client, limited as one (uvicorn used to take the header's address
+    first: every request a new client, never a 429); without the header it is the host
+    itself, exempt. With loopback named as the proxy, each forwarded address is a client."""
+    limits = {"rate_address": 1.0, "rate_address_burst": 5}
+    async with serve(make_settings(trusted_proxies=(), **limits), registry, store) as c:
+        statuses = await _statuses(c, 20, forwarded=True)
+        assert statuses[:5] == [200] * 5 and statuses.count(429) >= 14, statuses
+        assert await _statuses(c, 20, forwarded=False) == [200] * 20
+    async with serve(make_settings(trusted_proxies=("127.0.0.1",), **limits), registry) as c:
+        assert await _statuses(c, 20, forwarded=True) == [200] * 20
