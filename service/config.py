@@ -123,6 +123,9 @@ class Settings:
     max_ws_per_address: int = 32
     max_cost: int = 100_000
     max_mutations: int = 5
+    # Bytes of a request body or a WebSocket message; the ASGI server refuses a larger
+    # WebSocket message from its header, before buffering it (service/server.py).
+    max_body: int = 256 * 1024
     # Chat and presence (service/social.py).
     chat_rate: float = 1.0
     chat_burst: int = 5
@@ -187,6 +190,7 @@ class Settings:
             max_ws_per_address=_int(env, "TABLESTATE_MAX_WS_PER_ADDRESS", 32, 0),
             max_cost=_int(env, "TABLESTATE_MAX_COST", 100_000, 100),
             max_mutations=_int(env, "TABLESTATE_MAX_MUTATIONS", 5, 1),
+            max_body=_int(env, "TABLESTATE_MAX_BODY", 256 * 1024, 1024),
             chat_rate=_float(env, "TABLESTATE_CHAT_RATE", 1.0),
             chat_burst=_int(env, "TABLESTATE_CHAT_BURST", 5, 1),
             presence_ttl=max(1.0, _float(env, "TABLESTATE_PRESENCE_TTL", 30.0)),

@@ -44,7 +44,6 @@ from service.ratelimit import Client, Guard, refusal
 
 log = logging.getLogger("tablestate.api")
 
-MAX_FRAME: Final = 256 * 1024  # bytes of one WebSocket message, like an HTTP body
 MAX_JSON_DEPTH: Final = 32  # nesting of a request's JSON (moves and options need < 10)
 MAX_QUERY_CHARS: Final = 20_000  # a document longer is refused before it is parsed
 CONNECTION_INIT_WAIT: Final = timedelta(seconds=15)
@@ -219,8 +218,9 @@ class _LegacyWS(BaseGraphQLWSHandler[Context, None]):
 
 
 class _Socket(ASGIWebSocketAdapter):
-    """Refuses messages larger than ``MAX_FRAME`` (close 1009) and messages that are not
-    JSON objects (close 4400)."""
+    """Refuses messages larger than ``TABLESTATE_MAX_BODY`` (close 1009; the ASGI server
+    refuses them first, ``service/server.py``) and messages that are not JSON objects
+    (close 4400)."""
 
     async def iter_json(
         self, *, ignore_parsing_errors: bool = False
@@ -266,7 +266,7 @@ class GraphQLApp(GraphQL[Context, None]):
 
     def decode_json(self, data: str | bytes) -> object:
         """JSON of a body or a WebSocket message: bounded in size and nesting."""
-        if len(data) > MAX_FRAME:
+        if len(data) > self.services.settings.max_body:
             return _TOO_BIG
         try:
             value = _json.loads(data)

@@ -1,16 +1,23 @@
 """The edge, where a client's bytes first arrive (docs/security.md, "The edge"): an
-operation's cost is counted from the values the executor will use; one place decides who
-the client is. Every server here is a real uvicorn configured as ``tablestate serve``
-runs it (``service/server.py``), on both stores."""
+operation's cost is counted from the values the executor will use; a frame over the
+limit is refused before it is read; one place decides who the client is. Every server
+here is a real uvicorn configured as ``tablestate serve`` runs it
+(``service/server.py``), on both stores."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
+from support.raw_ws import CONTINUATION, TEXT, RawSocket, header
+from support.replicas import Replica, replica_env
 from support.server import Client, make_settings, serve, ws_init, ws_next
+from websockets.exceptions import ConnectionClosed
 
 from service.store.base import StateStore
 from service.store.memory import MemoryStore
@@ -57,6 +64,17 @@ def port_of(c: Client) -> int:
     return int(c.url.rsplit(":", 1)[1])
 
 
+async def _drain_until_closed(conn, timeout: float = 5) -> tuple[int, int | None]:
+    """Read until the server closes: the pongs received, and the close code."""
+    pongs = 0
+    try:
+        while True:
+            message = json.loads(await asyncio.wait_for(conn.recv(), timeout))
+            pongs += message.get("type") == "pong"
+    except ConnectionClosed as exc:
+        return pongs, exc.rcvd.code if exc.rcvd is not None else None
+
+
 # -- cost: the values the executor will use ------------------------------------------------
 
 
@@ -98,6 +116,86 @@ async def test_costly_pages_count_against_the_rate_limits(registry, store):
                 body = r.json()
                 codes.append(body["errors"][0]["extensions"]["code"] if "errors" in body else "OK")
             assert codes == ["OK", "OK", "RATE_LIMITED"], (n, codes)
+
+
+# -- frames over the limit --------------------------------------------------------------
+
+
+def _peak_rss(pid: int) -> int:
+    """The process's peak resident memory so far (VmHWM), in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM in /proc")
+
+
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
+def replica(request: pytest.FixtureRequest) -> Iterator[Replica]:
+    """A ``tablestate serve`` process on either store, with the default limits."""
+    if request.param == "memory":
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TABLESTATE_")}
+        env.pop("REDIS_URL", None)
+        env["TABLESTATE_LOG_LEVEL"] = "warning"
+    else:
+        redis_url = request.getfixturevalue("redis_url")
+        env = replica_env(redis_url, request.getfixturevalue("redis_prefix"))
+    started = Replica(env).start()
+    yield started
+    started.stop()
+
+
+async def _oversized(port: int, fragmented: bool, size: int = 15 * 2**20) -> None:
+    """One 15 MiB message, sent as one frame or as 128 KiB fragments, its payload streamed
+    from one small buffer until the server hangs up."""
+    ws = await RawSocket.open("127.0.0.1", port)
+    chunk = bytes(2**17)
+    try:
+        if fragmented:
+            for i in range(size // len(chunk)):
+                opcode = TEXT if i == 0 else CONTINUATION
+                ws.writer.write(header(opcode, len(chunk), fin=False) + chunk)
+                await ws.writer.drain()
+        else:
+            ws.writer.write(header(TEXT, size))
+            for _ in range(size // len(chunk)):
+                ws.writer.write(chunk)
+                await ws.writer.drain()
+    except (ConnectionError, OSError):
+        pass  # the server hung up: what it should do
+    finally:
+        ws.abort()
+
+
+async def test_a_frame_over_the_limit_is_refused_before_it_is_read(replica):
+    """32 messages of 15 MiB (one frame each, or 128 KiB fragments) against the default
+    limit of 256 KiB: the server's peak memory grows by a few MiB at most (it grew by 860
+    MiB when uvicorn buffered each whole before the app refused it), and it still serves."""
+    async with httpx.AsyncClient(base_url=replica.url, timeout=10) as http:
+        assert (await http.post("/graphql", json={"query": "{ games { id } }"})).status_code == 200
+        await asyncio.gather(*(_oversized(replica.port, i % 2 == 1) for i in range(2)))
+        assert replica.proc is not None
+        before = _peak_rss(replica.proc.pid)
+        await asyncio.gather(*(_oversized(replica.port, i % 2 == 1) for i in range(32)))
+        grown = _peak_rss(replica.proc.pid) - before
+        assert grown < 32 * 2**20, f"the server's peak memory grew by {grown / 2**20:.0f} MiB"
+        assert (await http.post("/graphql", json={"query": "{ games { id } }"})).status_code == 200
+
+
+async def test_the_body_limit_is_a_setting_for_http_and_websockets(registry, store):
+    """``TABLESTATE_MAX_BODY`` bounds an HTTP body (413) and a WebSocket message (close
+    1009, from the protocol); a message under it is answered."""
+    async with serve(make_settings(max_body=4096), registry, store) as c:
+        padded = {"query": "{ games { id } }", "variables": {"pad": "x" * 5000}}
+        r = await c.http.post("/graphql", json=padded)
+        assert r.status_code == 413 and r.json()["errors"][0]["extensions"]["code"] == "BAD_INPUT"
+        async with c.ws() as conn:
+            assert (await ws_init(conn))["type"] == "connection_ack"
+            small = {"query": "{ games { id } }", "variables": {"pad": "x" * 3000}}
+            await conn.send(json.dumps({"id": "1", "type": "subscribe", "payload": small}))
+            assert (await ws_next(conn))["type"] == "next"
+            await conn.send(json.dumps({"id": "2", "type": "subscribe", "payload": padded}))
+            _, code = await _drain_until_closed(conn)
+            assert code == 1009, code
 
 
 # -- who the client is --------------------------------------------------------------------
