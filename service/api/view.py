@@ -47,6 +47,10 @@ log = logging.getLogger("tablestate.api")
 MAX_JSON_DEPTH: Final = 32  # nesting of a request's JSON (moves and options need < 10)
 MAX_QUERY_CHARS: Final = 20_000  # a document longer is refused before it is parsed
 CONNECTION_INIT_WAIT: Final = timedelta(seconds=15)
+# What the ASGI server and Starlette say when a message is sent to a socket that is closed
+# already (the client left, a keep-alive timed out, the server is shutting down): a race,
+# not a bug.
+_SENT_AFTER_CLOSE: Final = ("after sending 'websocket.close'", "once a close message has been sent")
 
 
 def bearer(header: str | None) -> str | None:
@@ -145,6 +149,14 @@ class _TransportWS(BaseGraphQLTransportWSHandler[Context, None]):
     parse is answered like any refused one, with an ``error`` message and its code
     (Strawberry would close the whole connection, and its other subscriptions, with 4400)."""
 
+    async def handle_task_exception(self, error: Exception) -> None:
+        """An operation's task failed: a client that left mid-send (its ``complete`` found
+        the socket closed) is no bug, anything else is logged as one."""
+        if isinstance(error, WebSocketDisconnected):
+            log.debug("operation ended: the client left")
+            return
+        await super().handle_task_exception(error)
+
     async def _handle_pre_execution_error(self, operation: Any, result: Any) -> None:
         await operation.send_initial_errors(result.errors)
 
@@ -218,9 +230,10 @@ class _LegacyWS(BaseGraphQLWSHandler[Context, None]):
 
 
 class _Socket(ASGIWebSocketAdapter):
-    """Refuses messages larger than ``TABLESTATE_MAX_BODY`` (close 1009; the ASGI server
-    refuses them first, ``service/server.py``) and messages that are not JSON objects
-    (close 4400)."""
+    """One WebSocket: refuses messages larger than ``TABLESTATE_MAX_BODY`` (close 1009; the
+    ASGI server refuses them first, ``service/server.py``) and messages that are not JSON
+    objects (close 4400), and takes a send to a socket that is already closed for the
+    client leaving."""
 
     async def iter_json(
         self, *, ignore_parsing_errors: bool = False
@@ -233,6 +246,23 @@ class _Socket(ASGIWebSocketAdapter):
                 await self.close(4400, "a message is a JSON object")
                 return
             yield message
+
+    async def send_json(self, message: Any) -> None:
+        try:
+            await super().send_json(message)
+        except RuntimeError as exc:
+            if not any(text in str(exc) for text in _SENT_AFTER_CLOSE):
+                raise
+            log.debug("message not sent, the WebSocket is closed: %s", exc)
+            raise WebSocketDisconnected from None
+
+    async def close(self, code: int, reason: str) -> None:
+        try:
+            await super().close(code, reason)
+        except RuntimeError as exc:
+            if not any(text in str(exc) for text in _SENT_AFTER_CLOSE):
+                raise
+            log.debug("WebSocket closed already: %s", exc)
 
 
 _TOO_BIG: Final = object()

@@ -1,13 +1,17 @@
 """The edge, where a client's bytes first arrive (docs/security.md, "The edge"): an
 operation's cost is counted from the values the executor will use; a frame over the
-limit is refused before it is read; one place decides who the client is. Every server
-here is a real uvicorn configured as ``tablestate serve`` runs it
-(``service/server.py``), on both stores."""
+limit is refused before it is read; one place decides who the client is; a socket
+closing while the server writes to it logs nothing at ERROR. Every server here is a real
+uvicorn configured as ``tablestate serve`` runs it (``service/server.py``), on both
+stores."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import json
+import logging
 import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -58,6 +62,34 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[StateStore]:
         made = RedisStore.from_url(url, prefix=prefix)
     yield made
     await made.close()
+
+
+class _Errors(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def report(self) -> str:
+        return "\n".join(self.format(r) for r in self.records)
+
+
+@contextlib.contextmanager
+def errors_logged() -> Iterator[_Errors]:
+    """Every record at ERROR or above, uvicorn's included (its loggers do not propagate).
+    Enter it once the server runs: uvicorn sets its loggers' handlers as it starts."""
+    found = _Errors()
+    loggers = [logging.getLogger(), logging.getLogger("uvicorn")]
+    for logger in loggers:
+        logger.addHandler(found)
+    try:
+        yield found
+        gc.collect()  # "Task exception was never retrieved" is logged when a task goes
+    finally:
+        for logger in loggers:
+            logger.removeHandler(found)
 
 
 def port_of(c: Client) -> int:
@@ -196,6 +228,31 @@ async def test_the_body_limit_is_a_setting_for_http_and_websockets(registry, sto
             await conn.send(json.dumps({"id": "2", "type": "subscribe", "payload": padded}))
             _, code = await _drain_until_closed(conn)
             assert code == 1009, code
+
+
+# -- a socket closing while the server writes -------------------------------------------
+
+
+async def test_a_socket_closed_mid_send_logs_no_error(registry, store):
+    """A client asks for big answers, stops reading, and drops the connection while the
+    server is writing to it: nothing at ERROR (the operations' sends fail because the client
+    left, which is no bug; an operation's ``complete`` that found the socket gone was logged
+    as a failed task)."""
+    with contextlib.ExitStack() as stack:
+        async with serve(make_settings(), registry, store) as c:
+            errors = stack.enter_context(errors_logged())
+            ws = await RawSocket.open("127.0.0.1", port_of(c), receive_buffer=2**14)
+            await ws.send_text(json.dumps({"type": "connection_init", "payload": {}}))
+            assert json.loads((await ws.read_frame())[1])["type"] == "connection_ack"
+            for i in range(12):
+                await ws.send_text(
+                    json.dumps({"id": str(i), "type": "subscribe", "payload": {"query": BIG}})
+                )
+            await asyncio.sleep(1.0)  # the answers pile up unread
+            ws.abort()
+            await asyncio.sleep(0.5)
+            assert (await c.q("{ games { id } }"))["games"]
+    assert not errors.records, errors.report()
 
 
 # -- who the client is --------------------------------------------------------------------
