@@ -126,6 +126,10 @@ class Settings:
     # Bytes of a request body or a WebSocket message; the ASGI server refuses a larger
     # WebSocket message from its header, before buffering it (service/server.py).
     max_body: int = 256 * 1024
+    # Pings (and other messages that start no operation) a second per WebSocket, and the
+    # burst; past them the socket is closed (docs/security.md).
+    ws_ping_rate: float = 1.0
+    ws_ping_burst: int = 10
     # Chat and presence (service/social.py).
     chat_rate: float = 1.0
     chat_burst: int = 5
@@ -191,6 +195,8 @@ class Settings:
             max_cost=_int(env, "TABLESTATE_MAX_COST", 100_000, 100),
             max_mutations=_int(env, "TABLESTATE_MAX_MUTATIONS", 5, 1),
             max_body=_int(env, "TABLESTATE_MAX_BODY", 256 * 1024, 1024),
+            ws_ping_rate=_float(env, "TABLESTATE_WS_PING_RATE", 1.0),
+            ws_ping_burst=_int(env, "TABLESTATE_WS_PING_BURST", 10, 1),
             chat_rate=_float(env, "TABLESTATE_CHAT_RATE", 1.0),
             chat_burst=_int(env, "TABLESTATE_CHAT_BURST", 5, 1),
             presence_ttl=max(1.0, _float(env, "TABLESTATE_PRESENCE_TTL", 30.0)),

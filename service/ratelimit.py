@@ -16,6 +16,8 @@ This is the only place that decides it (uvicorn's own proxy-header handling is o
 ``service/server.py``). A peer in ``TABLESTATE_RATE_EXEMPT`` (loopback by default: the
 host itself) skips these rate limits and the WebSocket cap, unless the request carries
 ``X-Forwarded-For``: a forwarded request is never exempt, whoever forwarded it.
+
+A ``Budget`` bounds what one connection may send that no bucket here counts (pings).
 """
 
 from __future__ import annotations
@@ -97,6 +99,31 @@ class _LocalLimits:
             self._tat = {k: t for k, t in self._tat.items() if t > now}
         self._tat[key] = following
         return 0.0
+
+
+class Budget:
+    """A token bucket of one connection, in this process: ``rate`` a second, at most
+    ``burst`` at once (a rate of 0: no bound)."""
+
+    __slots__ = ("_at", "_tokens", "burst", "rate")
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._tokens = float(burst)
+        self._at = time.monotonic()
+
+    def spend(self) -> bool:
+        """Whether one more may go (and it is counted)."""
+        if self.rate <= 0:
+            return True
+        now = time.monotonic()
+        self._tokens = min(float(self.burst), self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens < 1.0:
+            return False
+        self._tokens -= 1.0
+        return True
 
 
 class Guard:

@@ -1,9 +1,9 @@
 """The edge, where a client's bytes first arrive (docs/security.md, "The edge"): an
 operation's cost is counted from the values the executor will use; a frame over the
-limit is refused before it is read; one place decides who the client is; a socket
-closing while the server writes to it logs nothing at ERROR. Every server here is a real
-uvicorn configured as ``tablestate serve`` runs it (``service/server.py``), on both
-stores."""
+limit is refused before it is read; pings and other messages that start no operation
+spend a budget of their socket; one place decides who the client is; a socket closing
+while the server writes to it logs nothing at ERROR. Every server here is a real uvicorn
+configured as ``tablestate serve`` runs it (``service/server.py``), on both stores."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from support.raw_ws import CONTINUATION, TEXT, RawSocket, header
+from support.raw_ws import CONTINUATION, PING, TEXT, RawSocket, frame, header
 from support.replicas import Replica, replica_env
 from support.server import Client, make_settings, serve, ws_init, ws_next
+from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from service.store.base import StateStore
@@ -228,6 +229,101 @@ async def test_the_body_limit_is_a_setting_for_http_and_websockets(registry, sto
             await conn.send(json.dumps({"id": "2", "type": "subscribe", "payload": padded}))
             _, code = await _drain_until_closed(conn)
             assert code == 1009, code
+
+
+# -- pings and other messages that start no operation ----------------------------------
+
+
+async def test_messages_past_the_budget_close_the_socket(registry, store):
+    """graphql-transport-ws: pings within the budget are answered, stopping running
+    operations is free; a flood of pings is closed (1008) after the burst. Legacy
+    graphql-ws: messages it would ignore (unknown types, text that is not JSON) spend the
+    budget the same way. Another client on the same address is not disturbed."""
+    settings = make_settings(ws_ping_rate=20.0, ws_ping_burst=5)
+    async with serve(settings, registry, store) as c:
+        tid = (await c.q(CREATE))["createTable"]["table"]["id"]
+        async with c.ws() as bystander, c.ws() as conn:
+            assert (await ws_init(bystander))["type"] == "connection_ack"
+            assert (await ws_init(conn))["type"] == "connection_ack"
+            for i in range(20):  # each counts against the address, and its stop with it
+                payload = {"query": SUB, "variables": {"t": tid}}
+                await conn.send(json.dumps({"id": str(i), "type": "subscribe", "payload": payload}))
+            for i in range(20):
+                await conn.send(json.dumps({"id": str(i), "type": "complete"}))
+            pongs = 0
+            for _ in range(10):  # 10 a second, within 20 a second
+                await conn.send(PING_MESSAGE)
+                await asyncio.sleep(0.1)
+            while pongs < 10:
+                pongs += json.loads(await asyncio.wait_for(conn.recv(), 5))["type"] == "pong"
+            for _ in range(200):
+                await conn.send(PING_MESSAGE)
+            answered, code = await _drain_until_closed(conn)
+            assert code == 1008, code
+            assert answered <= 6, answered
+            await bystander.send(
+                json.dumps(
+                    {"id": "b", "type": "subscribe", "payload": {"query": "{ games { id } }"}}
+                )
+            )
+            assert (await ws_next(bystander))["type"] == "next"
+        async with c.ws("graphql-ws") as legacy:
+            assert (await ws_init(legacy))["type"] == "connection_ack"
+            for i in range(100):
+                await legacy.send("not json" if i % 2 else json.dumps({"type": "ka"}))
+            _, code = await _drain_until_closed(legacy)
+            assert code == 1008, code
+
+
+async def test_restarting_a_legacy_operation_counts_against_the_address(registry, store):
+    """Legacy graphql-ws lets a ``start`` with the id of a running operation replace it:
+    each such restart runs the operation anew (a subscription replays its table), so each
+    counts against the address like any operation (it used to pass uncounted)."""
+    settings = make_settings(rate_address=0.01, rate_address_burst=5)
+    async with serve(settings, registry, store) as c:
+        tid = (await c.q(CREATE))["createTable"]["table"]["id"]
+        url = c.url.replace("http", "ws") + "/graphql"
+        forwarded = {"X-Forwarded-For": "198.51.100.60"}
+        async with connect(url, subprotocols=["graphql-ws"], additional_headers=forwarded) as ws:
+            assert (await ws_init(ws))["type"] == "connection_ack"
+            payload = {"query": SUB, "variables": {"t": tid}}
+            for _ in range(8):
+                await ws.send(json.dumps({"id": "1", "type": "start", "payload": payload}))
+            codes = []
+            with contextlib.suppress(TimeoutError):
+                while True:
+                    message = await ws_next(ws, 2)
+                    if message["type"] == "error":
+                        codes.append(message["payload"]["extensions"]["code"])
+            # the handshake and four starts spend the burst of five: four refused
+            assert codes == ["RATE_LIMITED"] * 4, codes
+
+
+async def test_ping_frames_past_the_budget_close_the_socket(registry, store):
+    """WebSocket ping frames, answered by the protocol without the app, spend a budget of
+    their own: a flood is closed with 1008. The app's answer to a message that arrived with
+    that flood finds the socket closed: nothing is logged at ERROR."""
+    settings = make_settings(ws_ping_rate=20.0, ws_ping_burst=5)
+    with contextlib.ExitStack() as stack:
+        async with serve(settings, registry, store) as c:
+            errors = stack.enter_context(errors_logged())
+            async with c.ws() as conn:
+                assert (await ws_init(conn))["type"] == "connection_ack"
+                for i in range(200):
+                    await conn.ping(str(i))
+                await asyncio.wait_for(conn.wait_closed(), 5)
+                assert conn.close_code == 1008, conn.close_code
+            ws = await RawSocket.open("127.0.0.1", port_of(c))
+            await ws.send_text(json.dumps({"type": "connection_init", "payload": {}}))
+            assert json.loads((await ws.read_frame())[1])["type"] == "connection_ack"
+            # one read: a graphql-transport-ws ping for the app, then ping frames past the
+            # budget, which close the socket before the app answers
+            ws.writer.write(frame(TEXT, PING_MESSAGE.encode()) + frame(PING, b"") * 6)
+            await ws.writer.drain()
+            assert await ws.close_code() == 1008
+            ws.abort()
+            assert (await c.q("{ games { id } }"))["games"]
+    assert not errors.records, errors.report()
 
 
 # -- a socket closing while the server writes -------------------------------------------
