@@ -13,6 +13,9 @@ import gc
 import json
 import logging
 import os
+import subprocess
+import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -27,6 +30,8 @@ from websockets.exceptions import ConnectionClosed
 from service.store.base import StateStore
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+
+from .kit import record
 
 ROOT = Path(__file__).resolve().parents[2]
 CREATE = """mutation { createTable(gameId: "five-crowns", seats: 2) { table { id } } }"""
@@ -95,6 +100,13 @@ def errors_logged() -> Iterator[_Errors]:
 
 def port_of(c: Client) -> int:
     return int(c.url.rsplit(":", 1)[1])
+
+
+async def _post(url: str, query: str) -> dict:
+    async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+        body = (await http.post("/graphql", json={"query": query})).json()
+    assert not body.get("errors"), body
+    return body["data"]
 
 
 async def _drain_until_closed(conn, timeout: float = 5) -> tuple[int, int | None]:
@@ -324,6 +336,40 @@ async def test_ping_frames_past_the_budget_close_the_socket(registry, store):
             ws.abort()
             assert (await c.q("{ games { id } }"))["games"]
     assert not errors.records, errors.report()
+
+
+async def test_a_ping_flood_does_not_starve_another_client(replica):
+    """Eight sockets from one address flood pings (messages and frames) for a few seconds,
+    in a process of their own, reconnecting whenever the server closes them; another
+    client, from another address, keeps being answered within the bound (it waited 10 s
+    for its first answer when every ping was parsed and answered)."""
+    port = replica.port
+    table = (await _post(replica.url, CREATE))["createTable"]["table"]["id"]
+    flood = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "edge.py"), "--flood", str(port), "8", "3"],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        await asyncio.sleep(0.3)
+        transport = httpx.AsyncHTTPTransport(local_address="127.0.0.3")
+        samples = []
+        async with httpx.AsyncClient(base_url=replica.url, transport=transport, timeout=30) as c:
+            for _ in range(40):
+                start = time.perf_counter()
+                r = await c.post("/graphql", json={"query": TABLE, "variables": {"t": table}})
+                samples.append(time.perf_counter() - start)
+                assert r.status_code == 200 and not r.json().get("errors"), r.text
+                await asyncio.sleep(0.05)
+        record("ping flood, one address", samples)
+        out, _ = flood.communicate(timeout=30)
+        counts = json.loads(out.decode().strip().splitlines()[-1])
+        assert counts["message"]["sockets"] > 4 and counts["frame"]["sockets"] > 4, counts
+    finally:
+        if flood.poll() is None:
+            flood.kill()
+            flood.wait()
+        if flood.stdout is not None:
+            flood.stdout.close()
 
 
 # -- a socket closing while the server writes -------------------------------------------
