@@ -1,9 +1,10 @@
 """The edge, where a client's bytes first arrive (docs/security.md, "The edge"): an
-operation's cost is counted from the values the executor will use; a frame over the
-limit is refused before it is read; pings and other messages that start no operation
-spend a budget of their socket; one place decides who the client is; a socket closing
-while the server writes to it logs nothing at ERROR. Every server here is a real uvicorn
-configured as ``tablestate serve`` runs it (``service/server.py``), on both stores."""
+operation's cost is counted from the values the executor will use; a frame over the limit
+is refused before it is read; pings and other messages that start no operation spend a
+budget of their socket; one place decides who the client is; the Strawberry we depend on
+counts aliases through fragments; a socket closing while the server writes to it logs
+nothing at ERROR. Every server here is a real uvicorn configured as ``tablestate serve``
+runs it (``service/server.py``), on both stores."""
 
 from __future__ import annotations
 
@@ -13,14 +14,17 @@ import gc
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
+from importlib.metadata import version
 from pathlib import Path
 
 import httpx
 import pytest
+from packaging.version import Version
 from support.raw_ws import CONTINUATION, PING, TEXT, RawSocket, frame, header
 from support.replicas import Replica, replica_env
 from support.server import Client, make_settings, serve, ws_init, ws_next
@@ -421,3 +425,22 @@ async def test_no_trusted_proxy_means_no_client_chooses_its_address(registry, st
         assert await _statuses(c, 20, forwarded=False) == [200] * 20
     async with serve(make_settings(trusted_proxies=("127.0.0.1",), **limits), registry) as c:
         assert await _statuses(c, 20, forwarded=True) == [200] * 20
+
+
+# -- the Strawberry we depend on ------------------------------------------------------------
+
+
+async def test_aliases_inside_spread_fragments_are_counted(registry):
+    """The floor of strawberry-graphql is a version whose alias limit counts the aliases of
+    a fragment at each of its spreads (0.315.7; earlier ones let them past), the installed
+    one meets it, and a fragment of 8 aliases spread 4 times (32 > 30) is refused."""
+    text = (ROOT / "pyproject.toml").read_text()
+    floor = re.search(r'"strawberry-graphql>=([0-9.]+)"', text)
+    assert floor is not None
+    assert Version(floor.group(1)) >= Version("0.315.7")
+    assert Version(version("strawberry-graphql")) >= Version(floor.group(1))
+    fragment = "fragment F on Query { " + " ".join(f"a{i}: games {{ id }}" for i in range(8)) + " }"
+    async with serve(make_settings(), registry, MemoryStore()) as c:
+        assert (await c.q("query { ...F }\n" + fragment))["a7"]
+        spread = "query { ...F ... on Query { ...F } ... on Query { ...F } ... on Query { ...F } }"
+        assert await c.code(spread + "\n" + fragment) == "QUERY_TOO_COMPLEX"
