@@ -52,6 +52,7 @@ from service.app import create_app  # noqa: E402
 from service.config import Settings  # noqa: E402
 from service.errors import CODES  # noqa: E402
 from service.plugins import Registry, load  # noqa: E402
+from service.server import options as server_options  # noqa: E402
 from service.store.base import StateStore  # noqa: E402
 from service.tables import TableService  # noqa: E402
 
@@ -123,7 +124,7 @@ class ServerThread:
             port=self.port,
             log_level="warning",
             log_config=None,  # uvicorn's errors reach the root logger, where they are counted
-            ws="websockets-sansio",
+            **server_options(self.settings),
         )
         self.server = uvicorn.Server(config)
         task = asyncio.ensure_future(self.server.serve())

@@ -35,7 +35,6 @@ from service.tables import TableService
 
 log = logging.getLogger("tablestate.app")
 
-MAX_BODY = 256 * 1024
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 
 
@@ -81,9 +80,10 @@ def open_store(settings: Settings) -> StateStore:
 
 
 class BodyLimit:
-    """Refuses request bodies over ``limit`` bytes with a ``BAD_INPUT`` error."""
+    """Refuses request bodies over ``limit`` bytes (``TABLESTATE_MAX_BODY``) with a
+    ``BAD_INPUT`` error, from ``Content-Length`` or as the body arrives."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+    def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
         self.limit = limit
 
@@ -232,7 +232,7 @@ def create_app(
     if site is not None:
         routes.append(Mount("/", app=StaticFiles(directory=site, html=True), name="web"))
     app = Starlette(routes=routes, lifespan=lifespan)
-    app.add_middleware(BodyLimit)
+    app.add_middleware(BodyLimit, limit=settings.max_body)
     # Browsers on the allowed origins may call the API with a token (no cookies are used).
     app.add_middleware(
         CORSMiddleware,

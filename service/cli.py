@@ -14,6 +14,8 @@ from service.config import ConfigError, Settings
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
+    from service.server import options
+
     settings = settings.with_overrides(host=args.host, port=args.port, workers=args.workers)
     if settings.workers > 1 and not settings.redis_url:
         print(
@@ -28,14 +30,9 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         host=settings.host,
         port=settings.port,
         workers=settings.workers,
-        ws_ping_interval=20,
-        ws_ping_timeout=20,
-        # Events are small: compressing each message for each subscriber costs more CPU
-        # than it saves on a LAN (per-message deflate was a tenth of a fan-out's CPU).
-        ws_per_message_deflate=settings.ws_compression,
         log_level=settings.log_level,
         log_config=None,
-        timeout_graceful_shutdown=10,
+        **options(settings),
     )
     return 0
 

@@ -67,18 +67,6 @@ def _networks(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tu
     return found
 
 
-# Where a reverse proxy may sit: loopback and the private networks. Only a request from one
-# of these has its X-Forwarded-For followed (docs/security.md).
-TRUSTED_PROXIES: tuple[str, ...] = (
-    "127.0.0.0/8",
-    "::1/128",
-    "10.0.0.0/8",
-    "172.16.0.0/12",
-    "192.168.0.0/16",
-    "fc00::/7",
-)
-
-
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raw = env.get(name, "").strip().lower()
     if not raw:
@@ -129,7 +117,9 @@ class Settings:
     rate_token: float = 20.0
     rate_token_burst: int = 40
     rate_exempt: tuple[str, ...] = ("127.0.0.1", "::1")
-    trusted_proxies: tuple[str, ...] = TRUSTED_PROXIES
+    # Proxies whose X-Forwarded-For names the client: none unless named, so that no client
+    # connecting directly can choose its own address (docs/security.md).
+    trusted_proxies: tuple[str, ...] = ()
     max_ws_per_address: int = 32
     max_cost: int = 100_000
     max_mutations: int = 5
@@ -139,6 +129,13 @@ class Settings:
     tables_per_address: int = 30
     chat_kept: int = 100
     idempotency_kept: int = 100
+    # Bytes of a request body or a WebSocket message; the ASGI server refuses a larger
+    # WebSocket message from its header, before buffering it (service/server.py).
+    max_body: int = 256 * 1024
+    # Pings (and other messages that start no operation) a second per WebSocket, and the
+    # burst; past them the socket is closed (docs/security.md).
+    ws_ping_rate: float = 1.0
+    ws_ping_burst: int = 10
     # Chat and presence (service/social.py).
     chat_rate: float = 1.0
     chat_burst: int = 5
@@ -199,13 +196,16 @@ class Settings:
             rate_token=_float(env, "TABLESTATE_RATE_TOKEN", 20.0),
             rate_token_burst=_int(env, "TABLESTATE_RATE_TOKEN_BURST", 40, 1),
             rate_exempt=_networks(env, "TABLESTATE_RATE_EXEMPT", ("127.0.0.1", "::1")),
-            trusted_proxies=_networks(env, "TABLESTATE_TRUSTED_PROXIES", TRUSTED_PROXIES),
+            trusted_proxies=_networks(env, "TABLESTATE_TRUSTED_PROXIES", ()),
             max_ws_per_address=_int(env, "TABLESTATE_MAX_WS_PER_ADDRESS", 32, 0),
             max_cost=_int(env, "TABLESTATE_MAX_COST", 100_000, 100),
             max_mutations=_int(env, "TABLESTATE_MAX_MUTATIONS", 5, 1),
             tables_per_address=_int(env, "TABLESTATE_TABLES_PER_ADDRESS", 30, 0),
             chat_kept=_int(env, "TABLESTATE_CHAT_KEPT", 100, 1),
             idempotency_kept=_int(env, "TABLESTATE_IDEMPOTENCY_KEPT", 100, 1),
+            max_body=_int(env, "TABLESTATE_MAX_BODY", 256 * 1024, 1024),
+            ws_ping_rate=_float(env, "TABLESTATE_WS_PING_RATE", 1.0),
+            ws_ping_burst=_int(env, "TABLESTATE_WS_PING_BURST", 10, 1),
             chat_rate=_float(env, "TABLESTATE_CHAT_RATE", 1.0),
             chat_burst=_int(env, "TABLESTATE_CHAT_BURST", 5, 1),
             presence_ttl=max(1.0, _float(env, "TABLESTATE_PRESENCE_TTL", 30.0)),

@@ -12,10 +12,14 @@ bucket of their own (``TABLESTATE_TABLES_PER_ADDRESS``), so that one address can
 the store with tables that each live for days.
 
 Who the client is: the TCP peer, unless the peer is a trusted proxy
-(``TABLESTATE_TRUSTED_PROXIES``) and the request carries ``X-Forwarded-For``: then the
-nearest address in that header that is not a trusted proxy. A peer in
-``TABLESTATE_RATE_EXEMPT`` (loopback by default: the host itself) is not limited, unless
-the request was forwarded.
+(``TABLESTATE_TRUSTED_PROXIES``, none by default) and the request carries
+``X-Forwarded-For``: then the nearest address in that header that is not a trusted proxy.
+This is the only place that decides it (uvicorn's own proxy-header handling is off:
+``service/server.py``). A peer in ``TABLESTATE_RATE_EXEMPT`` (loopback by default: the
+host itself) skips these rate limits and the WebSocket cap, unless the request carries
+``X-Forwarded-For``: a forwarded request is never exempt, whoever forwarded it.
+
+A ``Budget`` bounds what one connection may send that no bucket here counts (pings).
 """
 
 from __future__ import annotations
@@ -99,6 +103,31 @@ class _LocalLimits:
         return 0.0
 
 
+class Budget:
+    """A token bucket of one connection, in this process: ``rate`` a second, at most
+    ``burst`` at once (a rate of 0: no bound)."""
+
+    __slots__ = ("_at", "_tokens", "burst", "rate")
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._tokens = float(burst)
+        self._at = time.monotonic()
+
+    def spend(self) -> bool:
+        """Whether one more may go (and it is counted)."""
+        if self.rate <= 0:
+            return True
+        now = time.monotonic()
+        self._tokens = min(float(self.burst), self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens < 1.0:
+            return False
+        self._tokens -= 1.0
+        return True
+
+
 class Guard:
     """The limits of one replica: who a client is, whether it may send one more request,
     whether it may open one more WebSocket."""
@@ -134,7 +163,9 @@ class Guard:
                 if not _within(ip, self._trusted):
                     break
             return Client(address, exempt=False)
-        return Client(host, exempt=_within(_ip(host), self._exempt))
+        # A proxy that is not trusted (say, on this host, not yet named in the setting)
+        # forwards everyone as itself: limited as one client, never exempt as the host.
+        return Client(host, exempt=not forwarded and _within(_ip(host), self._exempt))
 
     # -- rates -------------------------------------------------------------------------
 

@@ -7,8 +7,9 @@ costly operations and mutations, and the count of operations. They ran as six ex
 and Strawberry enters and leaves every extension at every phase of every operation; as
 one they cost one hook per phase. What depends on the document alone (its shape, its
 validation) is computed once per document, and its cost once per (document, operation,
-integer variables): a parsed document is the same object for the same text (the parse
-cache), so these caches are keyed by identity, never by hashing the syntax tree.
+the values of its ``Int`` variables as the executor coerces them): a parsed document is the
+same object for the same text (the parse cache), so these caches are keyed by identity,
+never by hashing the syntax tree.
 
 No ``from __future__ import annotations``: Strawberry reads the hook signatures.
 """
@@ -26,9 +27,11 @@ from service.api.limits import (
     COST_PER_REQUEST,
     aliases,
     cached_parse,
+    chosen_operation,
     document_shape,
     fragment_problem,
     operation_cost,
+    size_variables,
 )
 from service.errors import ApiError
 from service.metrics import Metrics
@@ -178,24 +181,24 @@ class Checks(SchemaExtension):
         schema: GraphQLSchema,
         document: DocumentNode,
         operation_name: str | None,
-        variables: dict[str, Any] | None,
+        variables: Any,
+        coerced: Any = None,
     ) -> int:
-        """The operation's cost: it depends on the document, the operation and the
-        integer variables (page sizes) only.
+        """The operation's cost: it depends on the document, the operation and the values
+        its ``Int`` variables (page sizes) take once coerced, as the executor coerces them
+        (``coerced``: the variables coerced already, by a caller that has them).
 
         Raises:
             ApiError: ``QUERY_TOO_COMPLEX`` over the bound.
         """
-        variables = variables or {}
-        ints = tuple(
-            sorted((k, v) for k, v in variables.items() if type(v) is int and isinstance(k, str))
-        )
-        key = (operation_name, ints)
+        operation = chosen_operation(document, operation_name)
+        values, sizes = size_variables(schema, operation, variables, coerced)
+        key = (operation_name, sizes)
         found = cls._costs.get(document, key)
         if found is None:
             try:
                 found = operation_cost(
-                    schema, document, operation_name, variables, cls.max_cost, cls.max_mutations
+                    schema, document, operation_name, values, cls.max_cost, cls.max_mutations
                 )
             except ApiError as exc:
                 found = exc.message

@@ -264,7 +264,7 @@ class Direct:
         parent = self.graphql.get_root_type(plan.operation.operation)
         try:
             args = get_argument_values(parent.fields[plan.root.name.value], plan.root, coerced)  # type: ignore[union-attr]
-            cost = self.checks.cost(self.graphql, plan.document, operation_name, variables)
+            cost = self.checks.cost(self.graphql, plan.document, operation_name, variables, coerced)
         except Exception:
             return None
         prepared = (args, cost)

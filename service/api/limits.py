@@ -9,6 +9,11 @@ included) or by a fixed bound. Fragments count every time they are spread. Intro
 is bounded by nesting: at most ``MAX_INTROSPECTION_LISTS`` of its lists inside each other
 (a standard introspection query needs 3). The extension that applies these checks to each
 operation is ``api/checks.py``.
+
+A page size is read as the executor will read it: the field's arguments as graphql-core
+coerces them (``get_argument_values``), from the variables as graphql-core coerces them
+(``get_variable_values``: ``1000.0`` is the ``Int`` 1000, a variable's default counts
+when it is not sent), never from the raw JSON.
 """
 
 from collections import Counter
@@ -22,6 +27,8 @@ from graphql import (
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
+    GraphQLError,
+    GraphQLField,
     GraphQLInterfaceType,
     GraphQLList,
     GraphQLNamedType,
@@ -29,18 +36,20 @@ from graphql import (
     GraphQLObjectType,
     GraphQLSchema,
     InlineFragmentNode,
-    IntValueNode,
+    NamedTypeNode,
+    NonNullTypeNode,
     OperationDefinitionNode,
     OperationType,
     SelectionSetNode,
-    VariableNode,
     parse,
 )
+from graphql.execution.values import get_argument_values, get_variable_values
 
 from service.errors import ApiError
 
 LIST_SIZE: Final = 10  # a list without a page size: seats, players, house rules, ...
 PAGE_DEFAULT: Final = 100
+PAGE_ARGS: Final = ("first", "last")  # the arguments that size a list
 STORE_COST: Final = 100  # a field that reads the store
 COST_PER_REQUEST: Final = 1000  # past this, every 1000 more count as one more request
 MUTATION_COST: Final = 50  # a root mutation field: a commit
@@ -291,18 +300,18 @@ def _unwrap(tp: Any) -> tuple[GraphQLNamedType, bool]:
 
 
 class Cost:
-    """The cost of one operation of a document (given its variables)."""
+    """The cost of one operation of a document, given its coerced variables."""
 
     def __init__(
         self,
         schema: GraphQLSchema,
         fragments: Mapping[str, FragmentDefinitionNode],
-        variables: Mapping[str, Any] | None,
+        variables: Any,
         limit: int,
     ) -> None:
         self.schema = schema
         self.fragments = fragments
-        self.variables = variables or {}
+        self.variables = variables
         self.limit = limit
         self._visited = 0
 
@@ -370,22 +379,21 @@ class Cost:
             return fixed
         if "first" not in definition.args and "last" not in definition.args:
             return LIST_SIZE
-        given = {a.name.value: self._int(a.value) for a in node.arguments or ()}
+        # What the resolver gets for its page size (literals, variables and the arguments'
+        # defaults), the field's other arguments left out: they take no part in the cost,
+        # nor need their variables.
+        pages = GraphQLField(
+            definition.type, {k: v for k, v in definition.args.items() if k in PAGE_ARGS}
+        )
+        try:
+            given = get_argument_values(pages, node, self.variables)
+        except GraphQLError:
+            given = {}  # the executor refuses the operation: nothing runs
         for arg in ("last", "first"):
-            if given.get(arg) is not None:
-                return max(0, int(given[arg]))
-        default = definition.args.get("first")
-        if default is not None and isinstance(default.default_value, int):
-            return default.default_value
+            value = given.get(arg)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return max(0, value)
         return PAGE_DEFAULT
-
-    def _int(self, value: Any) -> int | None:
-        if isinstance(value, IntValueNode):
-            return int(value.value)
-        if isinstance(value, VariableNode):
-            found = self.variables.get(value.name.value)
-            return found if isinstance(found, int) and not isinstance(found, bool) else None
-        return None
 
     def _introspection(self, selection_set: SelectionSetNode, lists: int) -> None:
         self._visited += len(selection_set.selections)
@@ -407,28 +415,69 @@ class Cost:
                     self._introspection(frag.selection_set, lists)
 
 
+def chosen_operation(document: Any, operation_name: str | None) -> OperationDefinitionNode | None:
+    """The operation of a document that will run (the first of that name, or the first)."""
+    for definition in document.definitions:
+        if isinstance(definition, OperationDefinitionNode) and (
+            operation_name is None
+            or (definition.name is not None and definition.name.value == operation_name)
+        ):
+            return definition
+    return None
+
+
+def size_variables(
+    schema: GraphQLSchema,
+    operation: OperationDefinitionNode | None,
+    variables: Any,
+    coerced: Any = None,
+) -> tuple[Any, tuple[tuple[str, Any], ...]]:
+    """The variables a page size is read from, as graphql-core's ``get_argument_values``
+    takes them, and what of them the cost depends on: the values of the operation's
+    ``Int`` variables (the only ones a page size can take: validation sees to that),
+    sorted. ``coerced``: the variables coerced by the caller already; else the ``Int`` ones
+    are coerced here, by graphql-core as the executor does. Variables that do not coerce
+    count as none sent (the executor then runs nothing)."""
+    if operation is None:
+        return None, ()
+    ints = []
+    for definition in operation.variable_definitions or ():
+        tp = definition.type
+        if isinstance(tp, NonNullTypeNode):
+            tp = tp.type
+        if isinstance(tp, NamedTypeNode) and tp.name.value == "Int":
+            ints.append(definition)
+    if not ints:
+        return None, ()
+    if coerced is None:
+        coerced = get_variable_values(
+            schema, ints, variables if isinstance(variables, dict) else {}
+        )
+        if isinstance(coerced, list):
+            return None, ()
+    values = getattr(coerced, "coerced", coerced)  # graphql-core 3.3 wraps them
+    names = {d.variable.name.value for d in ints}
+    return coerced, tuple(sorted((k, v) for k, v in values.items() if k in names))
+
+
 def operation_cost(
     schema: GraphQLSchema,
     document: Any,
     operation_name: str | None,
-    variables: Mapping[str, Any] | None,
+    variables: Any,
     limit: int,
     max_mutations: int,
 ) -> int:
-    """The cost of the operation that will run. Raises ``ApiError`` (``QUERY_TOO_COMPLEX``)
-    past ``limit`` or ``max_mutations``."""
+    """The cost of the operation that will run, given its variables as the executor coerces
+    them (``size_variables``: what ``get_argument_values`` takes). Raises ``ApiError``
+    (``QUERY_TOO_COMPLEX``) past ``limit`` or ``max_mutations``."""
     fragments = {
         d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
     }
-    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
-    chosen = [
-        op
-        for op in operations
-        if operation_name is None or (op.name is not None and op.name.value == operation_name)
-    ]
+    chosen = chosen_operation(document, operation_name)
     cost = Cost(schema, fragments, variables, limit)
     try:
-        return sum(cost.operation(op, max_mutations) for op in chosen[:1])
+        return cost.operation(chosen, max_mutations) if chosen is not None else 0
     except TooComplex as exc:
         raise ApiError("QUERY_TOO_COMPLEX", str(exc)) from None
     except RecursionError:

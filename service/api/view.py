@@ -18,10 +18,14 @@ from graphql import OperationType as GraphQLOperationType
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
 from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
-from strawberry.http.exceptions import WebSocketDisconnected
+from strawberry.http.exceptions import (
+    NonJsonMessageReceived,
+    NonTextMessageReceived,
+    WebSocketDisconnected,
+)
 from strawberry.http.websocket_origin import is_same_origin, normalize_origin
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
@@ -40,14 +44,18 @@ from service.api.checks import Checks
 from service.api.context import Context, Services
 from service.api.direct import Direct
 from service.errors import ApiError
-from service.ratelimit import Client, Guard, refusal
+from service.ratelimit import Budget, Client, Guard, refusal
 
 log = logging.getLogger("tablestate.api")
 
-MAX_FRAME: Final = 256 * 1024  # bytes of one WebSocket message, like an HTTP body
 MAX_JSON_DEPTH: Final = 32  # nesting of a request's JSON (moves and options need < 10)
 MAX_QUERY_CHARS: Final = 20_000  # a document longer is refused before it is parsed
 CONNECTION_INIT_WAIT: Final = timedelta(seconds=15)
+CLOSE_TOO_MANY_MESSAGES: Final = 1008  # policy violation
+# What the ASGI server and Starlette say when a message is sent to a socket that is closed
+# already (the client left, a keep-alive timed out, the server is shutting down): a race,
+# not a bug.
+_SENT_AFTER_CLOSE: Final = ("after sending 'websocket.close'", "once a close message has been sent")
 
 
 def bearer(header: str | None) -> str | None:
@@ -141,10 +149,34 @@ async def _operation_refused(handler: Any, running: int, message: Any) -> dict[s
     return refusal(wait) if wait > 0 else None
 
 
+async def _admitted(handler: Any, message: Any, start: str, stop: str, running: Any) -> bool:
+    """Whether a WebSocket message may be handled. An operation (``start``) is counted
+    against the address where it starts (``_operation_refused``), and stopping one that
+    runs is part of it; any other message (``ping``, ``pong``, a stop of nothing, ...)
+    spends the socket's budget, and past that the socket is closed (1008)."""
+    kind = message.get("type")
+    if kind == start or (kind == stop and message.get("id") in running):
+        return True
+    return await handler.websocket.spend()
+
+
 class _TransportWS(BaseGraphQLTransportWSHandler[Context, None]):
-    """graphql-transport-ws, with our limits on each operation. A document that does not
-    parse is answered like any refused one, with an ``error`` message and its code
-    (Strawberry would close the whole connection, and its other subscriptions, with 4400)."""
+    """graphql-transport-ws, with our limits on each operation and on every other message.
+    A document that does not parse is answered like any refused one, with an ``error``
+    message and its code (Strawberry would close the whole connection, and its other
+    subscriptions, with 4400)."""
+
+    async def handle_message(self, message: Any) -> None:
+        if await _admitted(self, message, "subscribe", "complete", self.operations):
+            await super().handle_message(message)
+
+    async def handle_task_exception(self, error: Exception) -> None:
+        """An operation's task failed: a client that left mid-send (its ``complete`` found
+        the socket closed) is no bug, anything else is logged as one."""
+        if isinstance(error, WebSocketDisconnected):
+            log.debug("operation ended: the client left")
+            return
+        await super().handle_task_exception(error)
 
     async def _handle_pre_execution_error(self, operation: Any, result: Any) -> None:
         await operation.send_initial_errors(result.errors)
@@ -201,6 +233,10 @@ class _LegacyWS(BaseGraphQLWSHandler[Context, None]):
 
     _initialised = False
 
+    async def handle_message(self, message: Any) -> None:
+        if await _admitted(self, message, "start", "stop", self.tasks):
+            await super().handle_message(message)
+
     async def handle_connection_init(self, message: Any) -> None:
         if self._initialised:
             await self.websocket.close(code=4429, reason="Too many initialisation requests")
@@ -210,8 +246,11 @@ class _LegacyWS(BaseGraphQLWSHandler[Context, None]):
 
     async def handle_start(self, message: Any) -> None:
         op_id = message.get("id") if isinstance(message, dict) else None
-        if self.connection_acknowledged and isinstance(op_id, str) and op_id not in self.tasks:
-            refused = await _operation_refused(self, len(self.tasks), message)
+        if self.connection_acknowledged and isinstance(op_id, str):
+            # A start with the id of a running operation replaces it (Strawberry stops the
+            # old one): not one more at once, but one more to count.
+            running = len(self.tasks) - (op_id in self.tasks)
+            refused = await _operation_refused(self, running, message)
             if refused is not None:
                 await self.send_message({"type": "error", "id": op_id, "payload": refused})  # type: ignore[typeddict-item]
                 return
@@ -219,20 +258,68 @@ class _LegacyWS(BaseGraphQLWSHandler[Context, None]):
 
 
 class _Socket(ASGIWebSocketAdapter):
-    """Refuses messages larger than ``MAX_FRAME`` (close 1009) and messages that are not
-    JSON objects (close 4400)."""
+    """One WebSocket: refuses messages larger than ``TABLESTATE_MAX_BODY`` (close 1009; the
+    ASGI server refuses them first, ``service/server.py``) and messages that are not JSON
+    objects (close 4400); holds the socket's budget of messages that start no operation;
+    and takes a send to a socket that is already closed for the client leaving."""
+
+    def __init__(self, view: Any, request: Any, response: Any) -> None:
+        super().__init__(view, request, response)
+        s = view.services.settings
+        self.budget = Budget(s.ws_ping_rate, s.ws_ping_burst)
+
+    async def spend(self) -> bool:
+        """Spend one message of the budget; past it, close the socket (False)."""
+        if self.budget.spend():
+            return True
+        self.view.guard.metrics.inc("tablestate_errors_total", code="RATE_LIMITED")
+        await self.close(CLOSE_TOO_MANY_MESSAGES, "too many messages")
+        return False
 
     async def iter_json(
         self, *, ignore_parsing_errors: bool = False
     ) -> AsyncGenerator[object, None]:
-        async for message in super().iter_json(ignore_parsing_errors=ignore_parsing_errors):
-            if message is _TOO_BIG:
-                await self.close(1009, "message too big")
-                return
-            if not isinstance(message, dict):
-                await self.close(4400, "a message is a JSON object")
-                return
-            yield message
+        # Strawberry's loop, where a message the protocol ignores (legacy graphql-ws skips
+        # what is not JSON) still spends the budget.
+        try:
+            while self.ws.application_state != WebSocketState.DISCONNECTED:
+                text = await self.ws.receive_text()
+                try:
+                    message = self.view.decode_json(text)
+                except json.JSONDecodeError as exc:
+                    if not ignore_parsing_errors:
+                        raise NonJsonMessageReceived from exc
+                    if not await self.spend():
+                        return
+                    continue
+                if message is _TOO_BIG:
+                    await self.close(1009, "message too big")
+                    return
+                if not isinstance(message, dict):
+                    await self.close(4400, "a message is a JSON object")
+                    return
+                yield message
+        except KeyError as exc:
+            raise NonTextMessageReceived from exc
+        except WebSocketDisconnect:
+            pass
+
+    async def send_json(self, message: Any) -> None:
+        try:
+            await super().send_json(message)
+        except RuntimeError as exc:
+            if not any(text in str(exc) for text in _SENT_AFTER_CLOSE):
+                raise
+            log.debug("message not sent, the WebSocket is closed: %s", exc)
+            raise WebSocketDisconnected from None
+
+    async def close(self, code: int, reason: str) -> None:
+        try:
+            await super().close(code, reason)
+        except RuntimeError as exc:
+            if not any(text in str(exc) for text in _SENT_AFTER_CLOSE):
+                raise
+            log.debug("WebSocket closed already: %s", exc)
 
 
 _TOO_BIG: Final = object()
@@ -266,7 +353,7 @@ class GraphQLApp(GraphQL[Context, None]):
 
     def decode_json(self, data: str | bytes) -> object:
         """JSON of a body or a WebSocket message: bounded in size and nesting."""
-        if len(data) > MAX_FRAME:
+        if len(data) > self.services.settings.max_body:
             return _TOO_BIG
         try:
             value = _json.loads(data)

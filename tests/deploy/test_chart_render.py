@@ -49,6 +49,7 @@ FULL = [
     "--set", "allowedOrigins={https://play.example.com,https://tv.example.com}",
     "--set", "config.TABLESTATE_BOT_DELAY=0.5",
     "--set", "config.TABLESTATE_GRAPHIQL=false",
+    "--set", "config.TABLESTATE_TRUSTED_PROXIES=10.244.0.0/16\\,10.245.0.7",
     "--set", "image.digest=sha256:" + "b" * 64,
 ]  # fmt: skip
 # A values file as well: helm reads its numbers as floats (604800 must stay 604800).
@@ -280,6 +281,7 @@ def test_every_option_on_with_the_bundled_redis(helm, full):
     assert config["TABLESTATE_REDIS_TIMEOUT"] == "1.5"
     assert config["TABLESTATE_LOG_LEVEL"] == "warning"
     assert config["TABLESTATE_GRAPHIQL"] == "false"
+    assert config["TABLESTATE_TRUSTED_PROXIES"] == "10.244.0.0/16,10.245.0.7"  # the ingress's
     assert all(isinstance(v, str) for v in config.values())
 
     hpa = r.get("HorizontalPodAutoscaler")["spec"]
@@ -401,6 +403,16 @@ def test_a_settings_change_rolls_the_pods(helm):
                 ),
             ],
             "must not exceed",
+        ),
+        # behind an ingress or a gateway, its address must be named: only it may name the
+        # client's
+        (
+            [*BASE, "--set", "ingress.enabled=true"],
+            "set config.TABLESTATE_TRUSTED_PROXIES",
+        ),
+        (
+            [*BASE, "--set", "httpRoute.enabled=true"],
+            "set config.TABLESTATE_TRUSTED_PROXIES",
         ),
         # values.schema.json, enforced by helm itself:
         ([*BASE, "--set", "replicaCount=two"], "replicaCount"),

@@ -5,6 +5,7 @@ nginx (`nginx -t`)."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -44,6 +45,20 @@ def test_tablestate_replicas_on_redis(compose, healthcheck_code):
     assert app["read_only"] is True and app["cap_drop"] == ["ALL"]
     assert "no-new-privileges:true" in app["security_opt"]
     assert app["stop_signal"] == "SIGTERM"
+
+
+def test_the_replicas_trust_the_proxy_alone(compose):
+    """nginx has a fixed address on a fixed subnet, outside the range Docker hands out, and
+    that address is the only trusted proxy of the replicas."""
+    (network,) = compose["networks"]["default"]["ipam"]["config"]
+    subnet = ipaddress.ip_network(network["subnet"])
+    dynamic = ipaddress.ip_network(network["ip_range"])
+    proxy = ipaddress.ip_address(
+        compose["services"]["proxy"]["networks"]["default"]["ipv4_address"]
+    )
+    assert proxy in subnet and proxy not in dynamic and dynamic.subnet_of(subnet)
+    trusted = compose["services"]["tablestate"]["environment"]["TABLESTATE_TRUSTED_PROXIES"]
+    assert trusted == str(proxy)
 
 
 def test_redis_7_with_aof_on_a_volume(compose):

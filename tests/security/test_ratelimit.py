@@ -10,6 +10,7 @@ import pytest
 import redis.asyncio as aioredis
 from support.server import make_settings, serve
 
+from service.config import Settings
 from service.ratelimit import Client, Guard
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
@@ -163,7 +164,7 @@ async def test_limits_fail_open_when_the_store_is_away():
 
 
 def test_client_address_behind_proxies():
-    guard = Guard(make_settings(), MemoryStore())
+    guard = Guard(make_settings(trusted_proxies=("127.0.0.1", "10.0.0.0/8")), MemoryStore())
 
     def scope(peer: str, *forwarded: str) -> dict:
         headers = [(b"x-forwarded-for", f.encode()) for f in forwarded]
@@ -185,3 +186,25 @@ def test_client_address_behind_proxies():
     assert (
         json.dumps(guard.client(scope("::ffff:10.0.0.5", "203.0.113.9")).address) == '"203.0.113.9"'
     )
+
+
+def test_by_default_no_direct_client_chooses_its_address():
+    """No proxy is trusted unless named: a peer on a private network or on loopback that
+    sends ``X-Forwarded-For`` is counted as itself, and a forwarded request is never exempt
+    (a proxy on this host that is not named forwards everyone as one client, limited)."""
+    assert Settings().trusted_proxies == () == Settings.from_env({}).trusted_proxies
+    guard = Guard(Settings(), MemoryStore())
+
+    def scope(peer: str, *forwarded: str) -> dict:
+        return {
+            "client": (peer, 1234),
+            "headers": [(b"x-forwarded-for", f.encode()) for f in forwarded],
+        }
+
+    assert guard.client(scope("10.0.0.5", "203.0.113.9")) == Client("10.0.0.5", False)
+    assert guard.client(scope("192.168.1.7", "203.0.113.9")) == Client("192.168.1.7", False)
+    assert guard.client(scope("127.0.0.1", "203.0.113.9")) == Client("127.0.0.1", False)
+    assert guard.client(scope("127.0.0.1")) == Client("127.0.0.1", True)
+    named = Guard(Settings(trusted_proxies=("10.0.0.5",)), MemoryStore())
+    assert named.client(scope("10.0.0.5", "203.0.113.9")) == Client("203.0.113.9", False)
+    assert named.client(scope("10.0.0.6", "203.0.113.9")) == Client("10.0.0.6", False)

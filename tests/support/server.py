@@ -18,12 +18,16 @@ from websockets.asyncio.client import ClientConnection, connect
 from service.app import create_app
 from service.config import Settings
 from service.plugins import Registry
+from service.server import options
 from service.store.base import StateStore
 
 
 def make_settings(**overrides: object) -> Settings:
-    """Settings for tests: a fixed secret, short expiries."""
-    base = Settings(secret=b"test-secret", idle_ttl=3600, finished_ttl=600)
+    """Settings for tests: a fixed secret, short expiries, and loopback trusted as a proxy:
+    the tests stand in for one, naming the client of a request in ``X-Forwarded-For``."""
+    base = Settings(
+        secret=b"test-secret", idle_ttl=3600, finished_ttl=600, trusted_proxies=("127.0.0.1",)
+    )
     return base.with_overrides(**overrides)
 
 
@@ -79,12 +83,13 @@ async def serve(
     store: StateStore | None = None,
     clock: Callable[[], float] = time.time,
 ) -> AsyncIterator[Client]:
-    """Run the service on a free port with uvicorn until the block ends (``clock``: the
-    service's time, for turn clocks and grace periods)."""
+    """Run the service on a free port with uvicorn, configured as ``tablestate serve`` runs
+    it, until the block ends (``clock``: the service's time, for turn clocks and grace
+    periods)."""
     app = create_app(settings, registry, store, clock)
     port = free_port()
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio"
+        app, host="127.0.0.1", port=port, log_level="warning", **options(settings)
     )
     server = uvicorn.Server(config)
     task = asyncio.ensure_future(server.serve())

@@ -104,6 +104,9 @@ in values files as floats, and 604800 would otherwise print as 6.048e+05).
 {{- if not (or .Values.secret .Values.existingSecret.name) }}
 {{- fail "set secret (TABLESTATE_SECRET: a long random string, the same for the life of the tables, e.g. openssl rand -hex 32) or existingSecret.name" }}
 {{- end }}
+{{- if and (or .Values.ingress.enabled .Values.httpRoute.enabled) (kindIs "invalid" .Values.config.TABLESTATE_TRUSTED_PROXIES) }}
+{{- fail "with ingress or httpRoute, set config.TABLESTATE_TRUSTED_PROXIES to the addresses or network of your ingress controller's or gateway's pods (e.g. 10.244.0.0/16): only then is the client's address taken from X-Forwarded-For (\"none\" to count every client as the proxy)" }}
+{{- end }}
 {{- if and .Values.autoscaling.enabled (gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
 {{- fail "autoscaling.minReplicas must not exceed autoscaling.maxReplicas" }}
 {{- end }}

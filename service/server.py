@@ -1,0 +1,133 @@
+"""How uvicorn serves the app: its options, made from the settings in one place for
+``tablestate serve`` and for the tests' servers (docs/security.md, "The edge").
+
+- **The client address** is decided by the app alone (``ratelimit.Guard.client``, from
+  ``TABLESTATE_TRUSTED_PROXIES``). uvicorn's own proxy-header handling is off: it would
+  replace the TCP peer by an ``X-Forwarded-For`` address (from loopback peers by default,
+  or whatever its ``FORWARDED_ALLOW_IPS`` says) before the app could tell, so that a
+  setting of ours saying "trust nobody" meant nothing.
+- **A WebSocket message over** ``TABLESTATE_MAX_BODY`` is refused by the protocol as soon
+  as a frame's header announces it (close 1009), before its payload is read: uvicorn's
+  default bound is 16 MiB, which the app only saw once it was all in memory. HTTP bodies
+  need no such option: uvicorn's HTTP protocols stop reading while 64 KiB of a body wait
+  unread, and ``app.BodyLimit`` refuses a body past the limit as it arrives.
+- **Ping and pong frames**, which the protocol answers without the app seeing them, spend
+  a budget of each socket (``TABLESTATE_WS_PING_RATE`` / ``_BURST``, the same bound as
+  the app puts on ``ping`` messages); past it the socket is closed with 1008.
+- **What a socket sends is parsed a little at a time** (``FEED`` bytes), and not while
+  the app has a message still to take: uvicorn stops reading then, but it parsed all it
+  had read already, up to 256 KiB, some 40,000 ping frames (a third of a second of the
+  one event loop every client shares) before any bound could look at the first of them.
+  Once the server has sent its close, it reads ``CLOSING_READ`` bytes more at most,
+  waiting for the client's close, rather than parsing a flood for the closing timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from typing import Any, Final
+
+from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
+from uvicorn.config import Config
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from uvicorn.server import ServerState
+from websockets.frames import Frame
+
+from service.config import Settings
+from service.ratelimit import Budget
+
+PING_INTERVAL: Final = 20.0  # seconds between the server's pings; as long for the answer
+CLOSE_TOO_MANY_PINGS: Final = 1008  # policy violation
+FEED: Final = 1024  # bytes given to the frame parser at a time (a message is mostly less)
+CLOSING_READ: Final = 16 * 1024  # read at most this after the server's close frame
+
+
+class BudgetedWebSockets(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol on websockets' Sans-I/O implementation, with the ping
+    and pong frames of each connection bounded: past its budget the connection is closed,
+    as a server closes a client that floods it with control frames."""
+
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+        *,
+        ping_rate: float,
+        ping_burst: int,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self.pings = Budget(ping_rate, ping_burst)
+        self._unparsed = b""  # read, not yet parsed
+        self._read_after_close = 0
+
+    def data_received(self, data: bytes) -> None:
+        self._unparsed += data
+        self._feed()
+
+    def _feed(self) -> None:
+        """Parse what was read, ``FEED`` bytes at a time, until the app has a message to
+        take (then ``receive`` goes on), the connection is closing, or all is parsed."""
+        data, self._unparsed = self._unparsed, b""
+        view, done = memoryview(data), 0
+        while done < len(data) and not self.read_paused and not self.transport.is_closing():
+            if self.close_sent:
+                self._read_after_close += min(FEED, len(data) - done)
+                if self._read_after_close > CLOSING_READ:  # a flood, not a close reply
+                    self.transport.close()
+                    return
+            super().data_received(bytes(view[done : done + FEED]))
+            done += FEED
+        if done < len(data) and not self.transport.is_closing():
+            self._unparsed = bytes(view[done:])
+
+    async def receive(self) -> ASGIReceiveEvent:
+        message = await super().receive()
+        if self._unparsed and not self.read_paused:
+            self._feed()
+        return message
+
+    async def send(self, message: ASGISendEvent) -> None:
+        await super().send(message)
+        if message["type"] == "websocket.close" and self._unparsed:
+            self._feed()  # the client's close reply may be in what waits
+
+    def handle_ping(self) -> None:
+        if self._spend():
+            super().handle_ping()
+
+    def handle_pong(self, event: Frame) -> None:
+        if self._spend():
+            super().handle_pong(event)
+
+    def _spend(self) -> bool:
+        """Whether one more control frame may be answered; if not, the connection is
+        closed (once: frames parsed in the same read are then ignored)."""
+        if self.close_sent or self.transport.is_closing():
+            return False
+        if self.pings.spend():
+            return True
+        self.conn.fail(CLOSE_TOO_MANY_PINGS, "too many pings")
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.close_sent = True
+        self.transport.close()  # the app hears of it from connection_lost
+        return False
+
+
+def options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's options (``uvicorn.run``, ``uvicorn.Config``) that the settings decide."""
+    return {
+        "proxy_headers": False,
+        "ws": functools.partial(
+            BudgetedWebSockets, ping_rate=settings.ws_ping_rate, ping_burst=settings.ws_ping_burst
+        ),
+        "ws_max_size": settings.max_body,
+        "ws_ping_interval": PING_INTERVAL,
+        "ws_ping_timeout": PING_INTERVAL,
+        # Events are small: compressing each message for each subscriber costs more CPU
+        # than it saves on a LAN (per-message deflate was a tenth of a fan-out's CPU).
+        "ws_per_message_deflate": settings.ws_compression,
+        "timeout_graceful_shutdown": 10,
+    }
