@@ -16,7 +16,11 @@ What an operation must be to run here (``plan_of``): a document that passed ever
 the slow path once (its first operation always goes the slow path, and ``Checks`` keeps
 the verdict by document); one operation, without directives, whose one root field is
 ``makeMove`` or ``tableEvents`` (aliases are fine); below it fields only (no fragments,
-directives or arguments, no response key twice) among ``LEAVES`` and ``OBJECTS``. Anything
+directives or arguments, no response key twice), each read as the schema declares it: the
+object's attribute, or the field's own resolver when it needs nothing but the object
+(``reader``; a field whose resolver is async or takes ``info`` or arguments needs the
+executor). There is no second list of fields: a field added to a type is read the same way
+here as there. Anything
 else, and any operation whose variables or arguments do not coerce or whose cost is over
 the bound (nothing has happened yet), goes the slow path, which answers it as before.
 ``TABLESTATE_DIRECT_OPERATIONS=0`` sends every operation the slow path; the tests compare
@@ -49,28 +53,37 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Ope
 from service.api import fanout
 from service.api.checks import Checks
 from service.api.limits import cached_parse
-from service.api.types import TableStatus
+from service.api.resolvers.events import event_stream
+from service.api.resolvers.moves import make_move_payload, plain_input
 
-# The fields a plan may select, by GraphQL type: how to read each from the object the
-# resolver returned (what the field's resolver returns, before serialization).
-LEAVES: Final[dict[str, dict[str, Callable[[Any], Any]]]] = {
-    "TableEvent": {
-        name: attrgetter(name) for name in ("cursor", "version", "type", "seat", "at", "data")
-    },
-    "Table": {
-        "id": lambda t: t._loaded.table.id,
-        "version": lambda t: t._loaded.version,
-        "status": lambda t: TableStatus(t._loaded.table.status),
-    },
-}
-OBJECTS: Final[dict[str, dict[str, Callable[[Any], Any]]]] = {
-    "MovePayload": {"table": attrgetter("table"), "events": attrgetter("events")},
-}
 ROOTS: Final = {OperationType.MUTATION: "makeMove", OperationType.SUBSCRIPTION: "tableEvents"}
 CACHE_SIZE: Final = 512
 MEMO_SIZE: Final = 1024  # coerced arguments kept per plan
 _PLAIN: Final = (str, int, float, bool, type(None))
 _SLOW: Final = object()
+
+
+def reader(
+    schema: Any, type_name: str, field_name: str
+) -> tuple[Callable[[Any], Any], bool] | None:
+    """How the executor reads a field of a type off the object its parent's resolver
+    returned, as the schema declares it, and whether it is plain data (no resolver); None
+    when only the executor can (an async resolver, or one that takes arguments, ``info``
+    or the root)."""
+    definition = schema.get_type_by_name(type_name)
+    fields = getattr(definition, "fields", None) or ()
+    names = schema.config.name_converter
+    for f in fields:
+        if names.get_graphql_name(f) != field_name:
+            continue
+        resolver = f.base_resolver
+        if resolver is None:
+            return attrgetter(f.python_name), True
+        takes = resolver.arguments or resolver.info_parameter or resolver.root_parameter
+        if resolver.is_async or takes or resolver.parent_parameter:
+            return None
+        return resolver.wrapped_func, False
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,13 +131,16 @@ def _unwrap(tp: Any) -> tuple[Any, bool, bool]:
     return tp, non_null, is_list
 
 
-def _selection(parent: GraphQLObjectType, node: FieldNode) -> tuple[Field, ...] | None:
-    """The plan of a field's selection on ``parent``, or None when it has anything that
-    only the full executor handles."""
+def _selection(
+    schema: Any, parent: GraphQLObjectType, node: FieldNode
+) -> tuple[tuple[Field, ...], bool] | None:
+    """The plan of a field's selection on ``parent`` and whether it reads plain data only,
+    or None when it has anything that only the full executor handles."""
     if node.selection_set is None:
         return None
     fields: list[Field] = []
     keys: set[str] = set()
+    data_only = True
     for selection in node.selection_set.selections:
         if not isinstance(selection, FieldNode) or selection.directives or selection.arguments:
             return None
@@ -137,29 +153,34 @@ def _selection(parent: GraphQLObjectType, node: FieldNode) -> tuple[Field, ...] 
             fields.append(Field(key, _constant(parent.name), str, None, False, True))
             continue
         definition = parent.fields.get(name)
-        if definition is None:
+        found = reader(schema, parent.name, name) if definition is not None else None
+        if definition is None or found is None:
             return None
+        read, data = found
+        data_only = data_only and data
         named, non_null, is_list = _unwrap(definition.type)
-        leaf = LEAVES.get(parent.name, {}).get(name)
-        if leaf is not None and selection.selection_set is None and not is_list:
-            fields.append(Field(key, leaf, named.serialize, None, False, non_null))
+        if selection.selection_set is None:
+            if is_list or isinstance(named, GraphQLObjectType):
+                return None
+            fields.append(Field(key, read, named.serialize, None, False, non_null))
             continue
-        reader = OBJECTS.get(parent.name, {}).get(name)
-        if reader is None or not isinstance(named, GraphQLObjectType):
+        if not isinstance(named, GraphQLObjectType):
             return None
-        inner = _selection(named, selection)
+        inner = _selection(schema, named, selection)
         if inner is None:
             return None
-        fields.append(Field(key, reader, None, inner, is_list, non_null))
-    return tuple(fields)
+        fields.append(Field(key, read, None, inner[0], is_list, non_null))
+        data_only = data_only and inner[1]
+    return tuple(fields), data_only
 
 
 def _constant(value: str) -> Callable[[Any], str]:
     return lambda _obj: value
 
 
-def plan_of(schema: GraphQLSchema, document: DocumentNode, operation_name: str | None) -> Any:
+def plan_of(schema: Any, document: DocumentNode, operation_name: str | None) -> Any:
     """The plan of a document that passed the checks, or ``_SLOW``."""
+    graphql: GraphQLSchema = schema._schema
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     if len(operations) != len(document.definitions):
         return _SLOW  # fragments defined (even unused ones go the slow path)
@@ -177,14 +198,15 @@ def plan_of(schema: GraphQLSchema, document: DocumentNode, operation_name: str |
     root = roots[0]
     if not isinstance(root, FieldNode) or root.directives or root.name.value != root_name:
         return _SLOW
-    parent = schema.get_root_type(operation.operation)
+    parent = graphql.get_root_type(operation.operation)
     if parent is None or root_name not in parent.fields:
         return _SLOW
     named, _, _ = _unwrap(parent.fields[root_name].type)
-    fields = _selection(named, root) if isinstance(named, GraphQLObjectType) else None
-    if fields is None:
+    found = _selection(schema, named, root) if isinstance(named, GraphQLObjectType) else None
+    if found is None:
         return _SLOW
-    events_only = named.name == "TableEvent" and all(f.inner is None for f in fields)
+    fields, data_only = found
+    events_only = named.name == "TableEvent" and data_only
     key = root.alias.value if root.alias else root_name
     return Plan(document, operation, root, key, fields, events_only)
 
@@ -234,7 +256,7 @@ class Direct:
                 verdict = self.checks.checked(document)
                 if verdict is None:
                     return None  # the slow path checks it first, then it may come here
-                found = plan_of(self.graphql, document, operation_name) if verdict else _SLOW
+                found = plan_of(self.schema, document, operation_name) if verdict else _SLOW
             if len(self._plans) >= CACHE_SIZE:
                 self._plans.clear()
             self._plans[key] = found
@@ -293,14 +315,20 @@ class Direct:
         if metrics is not None:
             metrics.inc("tablestate_requests_total", type=kind)
 
-    async def run(
-        self, operation: Operation[Any, Any], plan: Plan, args: dict[str, Any], cost: int
-    ) -> None:
-        """Run a prepared operation and answer it on its WebSocket."""
+    async def run(self, operation: Operation[Any, Any]) -> bool:
+        """Run an operation of a WebSocket here and answer it there, if it can run here
+        (False: nothing has happened, the executor must run it)."""
+        plan = self.plan(operation.query, operation.operation_name)
+        prepared = None
+        if plan is not None:
+            prepared = self.prepare(plan, operation.variables, operation.operation_name)
+        if plan is None or prepared is None:
+            return False
         if plan.operation.operation is OperationType.MUTATION:
-            await self._mutation(operation, plan, args, cost)
+            await self._mutation(operation, plan, *prepared)
         else:
-            await self._subscription(operation, plan, args, cost)
+            await self._subscription(operation, plan, *prepared)
+        return True
 
     async def move(
         self, context: Any, plan: Plan, args: dict[str, Any], cost: int
@@ -308,8 +336,6 @@ class Direct:
         """Run a prepared ``makeMove``: whether it ran (False: refused before it ran, as
         the executor refuses an operation its checks stop), its errors (classified), and
         its data."""
-        from service.api.schema import make_move_payload, plain_input
-
         self._count("mutation")
         try:
             await self.checks.admit(context, cost, True)
@@ -348,8 +374,6 @@ class Direct:
     async def _subscription(
         self, operation: Operation[Any, Any], plan: Plan, args: dict[str, Any], cost: int
     ) -> None:
-        from service.api.schema import event_stream
-
         context = operation.handler.context
         self._count("subscription")
         share = plan.share

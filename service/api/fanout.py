@@ -32,15 +32,28 @@ from typing import Any, Final
 
 from graphql import ExecutionResult, FieldNode
 from graphql.execution import Executor
+from strawberry.schema.name_converter import NameConverter
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.types.base import get_object_definition
 
 from service import _json
+from service.api.types import TableEvent
 
 _UNSET: Final = object()
 _PLAIN: Final = (str, int, float, bool, type(None))
-# The fields of TableEvent whose values are the same for every viewer who sees the same
-# redacted data (``table``, for one, is the table as the viewer's seat sees it).
-EVENT_FIELDS: Final = frozenset({"cursor", "version", "type", "seat", "at", "data", "__typename"})
+
+
+def event_fields() -> frozenset[str]:
+    """The fields of ``TableEvent`` whose values are the same for every viewer who sees the
+    same redacted data: its plain data fields, those without a resolver of their own
+    (``table``, for one, resolves the table as the viewer's seat sees it)."""
+    names = NameConverter(auto_camel_case=True)
+    definition = get_object_definition(TableEvent, strict=True)
+    plain = {names.get_graphql_name(f) for f in definition.fields if f.base_resolver is None}
+    return frozenset({*plain, "__typename"})
+
+
+EVENT_FIELDS: Final = event_fields()
 
 
 class SharedData(dict[str, Any]):

@@ -212,7 +212,7 @@ async def test_refused_subscriptions_answer_alike(client: Client):
 
 
 def test_which_documents_run_directly(registry):
-    schema = build_schema(registry)._schema
+    schema = build_schema(registry)
     for query, name in MOVES:
         assert isinstance(plan_of(schema, parse(query), name), Plan)
     for query in EVENTS:
@@ -235,7 +235,7 @@ def test_coerced_arguments_are_kept_by_value_and_type(registry):
     query = """mutation($t: ID!, $v: Int, $c: String!) {
       makeMove(tableId: $t, move: {luckyDraw: {play: {card: $c}}}, expectedVersion: $v) { events { type } }
     }"""
-    plan = plan_of(schema._schema, parse(query), None)
+    plan = plan_of(schema, parse(query), None)
     assert isinstance(plan, Plan)
     first = direct.prepare(plan, {"t": "T", "v": 1, "c": "7A"}, None)
     assert first is not None and first[0]["expectedVersion"] == 1

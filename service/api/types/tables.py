@@ -1,28 +1,27 @@
-"""The GraphQL types of API.md: thin adapters over the engine's values.
+"""GraphQL types of a table and its events, as a viewer with given rights sees them.
+
+Every field reads the table as loaded and the rights the viewer holds at it
+(``service/engine/rights.py``); nothing else in the request's context decides what a
+viewer sees (``api/fanout.py`` relies on it).
 
 No ``from __future__ import annotations`` here: Strawberry reads these annotations.
 """
 
-import asyncio
 import enum
-from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import strawberry
 from strawberry.scalars import JSON
 
 from service.api.context import Context
-from service.engine import clock
-from service.engine.game import HouseRuleDef
-from service.engine.lobby import EVENT_TYPES as SOCIAL_EVENT_TYPES
-from service.engine.options import table_schema
-from service.engine.rights import SPECTATOR, Rights, redact, sees_private, visible
+from service.api.types.games import Game, HouseRule
+from service.api.types.seats import GameResult, Seat, _Once, _seat_of
+from service.engine.rights import Rights, redact, sees_private, visible
 from service.engine.schema import GameState, from_view
-from service.engine.table import CORE_EVENT_TYPES
 from service.errors import ApiError
 from service.hub import Delivery
-from service.plugins import PluginInfo, Registry, camel
+from service.plugins import camel
 from service.store.base import StoredEvent
 from service.tables import Loaded
 
@@ -40,152 +39,6 @@ class TableStatus(enum.Enum):
     PLAYING = "PLAYING"
     FINISHED = "FINISHED"
     CANCELLED = "CANCELLED"
-
-
-@strawberry.enum(description="Who sits in a seat.")
-class SeatKind(enum.Enum):
-    EMPTY = "EMPTY"
-    HUMAN = "HUMAN"
-    BOT = "BOT"
-
-
-@strawberry.type(description="An on/off variant of one game, enabled per table.")
-class HouseRule:
-    id: strawberry.ID = strawberry.field(description="`<game id>/<rule>`.")
-    game_id: strawberry.ID = strawberry.field(description="The game it changes.")
-    name: str = strawberry.field(description="Display name.")
-    description: str = strawberry.field(description="Exactly what changes.")
-    conflicts_with: list[strawberry.ID] = strawberry.field(
-        description="Rules that cannot be on together with this one."
-    )
-    min_players: int | None = strawberry.field(description="Fewest players it allows.")
-    max_players: int | None = strawberry.field(description="Most players it allows.")
-
-    @classmethod
-    def of(cls, rule: HouseRuleDef, registry: Registry) -> "HouseRule":
-        return cls(
-            id=strawberry.ID(rule.id),
-            game_id=strawberry.ID(rule.game_id),
-            name=rule.name,
-            description=rule.description,
-            conflicts_with=[strawberry.ID(c) for c in registry.conflicts(rule.id)],
-            min_players=rule.min_players,
-            max_players=rule.max_players,
-        )
-
-
-@strawberry.type(description="An installed game.")
-class Game:
-    id: strawberry.ID = strawberry.field(description="The game id, e.g. five-crowns.")
-    name: str = strawberry.field(description="Display name.")
-    summary: str = strawberry.field(description="A sentence or two for a lobby.")
-    min_players: int = strawberry.field(description="Fewest seats.")
-    max_players: int = strawberry.field(description="Most seats.")
-    options: JSON = strawberry.field(description="JSON Schema of the table options.")
-    event_types: list[str] = strawberry.field(
-        description="Every event type this game emits, core ones included."
-    )
-
-    @strawberry.field(description="The house rules installed for this game.")
-    def house_rules(self, info: Info) -> list[HouseRule]:
-        reg = info.context.services.registry
-        return [HouseRule.of(r, reg) for r in reg.rules_of(str(self.id))]
-
-    @classmethod
-    def of(cls, game_id: str, registry: Registry) -> "Game":
-        g = registry.games[game_id]
-        types = list(dict.fromkeys([*CORE_EVENT_TYPES, *SOCIAL_EVENT_TYPES, *g.event_types]))
-        return cls(
-            id=strawberry.ID(g.id),
-            name=g.name,
-            summary=g.summary,
-            min_players=g.min_players,
-            max_players=g.max_players,
-            options=table_schema(g.options),
-            event_types=types,
-        )
-
-
-@strawberry.type(description="One seat of a table.")
-class Seat:
-    index: int = strawberry.field(description="Seat index, from 0.")
-    name: str | None = strawberry.field(description="The player's name (null: empty).")
-    kind: SeatKind = strawberry.field(description="Empty, a human or a bot.")
-    score: int | None = strawberry.field(description="Final score once finished.")
-    is_host: bool = strawberry.field(description="Whether this seat has host rights.")
-    time_left: float | None = strawberry.field(
-        default=None,
-        description="Seconds left for the current move, reserve included (null: no clock "
-        "running for this seat).",
-    )
-    reserve_left: float | None = strawberry.field(
-        default=None, description="Seconds of reserve left (null: the table has no clock)."
-    )
-    deadline: datetime | None = strawberry.field(
-        default=None, description="When this seat's time runs out (null: not running)."
-    )
-    timeouts: int = strawberry.field(default=0, description="How often this seat's time ran out.")
-    rejoin_by: datetime | None = strawberry.field(
-        default=None,
-        description="The player left: until then the same token may rejoin, then a bot takes "
-        "the seat (null: not left).",
-    )
-
-    _kind: strawberry.Private[str] = "EMPTY"
-    _present: strawberry.Private[Any] = None
-
-    @strawberry.field(
-        description="Whether the seat is connected: a human with a `tableEvents` "
-        "subscription open (on any replica), or a bot; away otherwise."
-    )
-    async def connected(self) -> bool:
-        if self._kind == "BOT":
-            return True
-        if self._kind != "HUMAN" or self._present is None:
-            return False
-        return self.index in await self._present()
-
-
-class _Once:
-    """One store read shared by every seat of a table in one response."""
-
-    def __init__(self, read: Any) -> None:
-        self._read = read
-        self._task: Any = None
-
-    async def __call__(self) -> Any:
-        if self._task is None:
-            self._task = asyncio.ensure_future(self._read())
-        return await asyncio.shield(self._task)
-
-
-def _seat_of(table: Any, s: Any, score: int | None, now: float, present: Any = None) -> "Seat":
-    clocked = clock.turn_seconds(table) > 0
-    time_left, reserve_left = clock.left(table, s, now)
-    return Seat(
-        index=s.index,
-        name=s.name,
-        kind=SeatKind(s.kind),
-        score=score,
-        is_host=s.host,
-        time_left=time_left if clocked else None,
-        reserve_left=reserve_left if clocked else None,
-        deadline=_epoch(s.deadline),
-        timeouts=s.timeouts,
-        rejoin_by=_epoch(s.rejoin_by),
-        _kind=s.kind,
-        _present=present,
-    )
-
-
-def _epoch(t: float | None) -> datetime | None:
-    return datetime.fromtimestamp(t, UTC) if t is not None else None
-
-
-@strawberry.type(description="The outcome of a finished game.")
-class GameResult:
-    winners: list[int] = strawberry.field(description="The winning seats.")
-    scores: list[int] = strawberry.field(description="Each seat's score, by seat index.")
 
 
 @strawberry.type(description="Who the sent token says you are.")
@@ -401,77 +254,6 @@ class TableConnection:
     page_info: PageInfo = strawberry.field(description="Paging.")
 
 
-@strawberry.type(description="A loaded plugin.")
-class Plugin:
-    name: str = strawberry.field(description="The plugin's name (its entry point).")
-    source: str = strawberry.field(description="Where it was found.")
-    hooks: list[str] = strawberry.field(description="The hooks it implements.")
-    games: list[str] = strawberry.field(description="Games it provides.")
-    house_rules: list[str] = strawberry.field(description="House rules it provides.")
-
-    @classmethod
-    def of(cls, p: PluginInfo) -> "Plugin":
-        return cls(
-            name=p.name,
-            source=p.source,
-            hooks=list(p.hooks),
-            games=list(p.games),
-            house_rules=list(p.house_rules),
-        )
-
-
-@strawberry.type(description="A new table and the host's token (shown once).")
-class CreateTablePayload:
-    table: Table = strawberry.field(description="The table.")
-    host_token: str = strawberry.field(description="The host's token; keep it secret.")
-    join_code: str | None = strawberry.field(
-        default=None, description="A private table's join code (null: a public table)."
-    )
-
-
-@strawberry.type(description="The rematch table and your tokens for it.")
-class RematchPayload:
-    table: Table = strawberry.field(description="The new table (OPEN).")
-    seat: int | None = strawberry.field(description="Your seat at it (null: not seated).")
-    player_token: str | None = strawberry.field(
-        description="Your seat's new token (also in your private part of `table.rematch`)."
-    )
-    host_token: str | None = strawberry.field(
-        description="The new table's host token, for the host only."
-    )
-
-
-@strawberry.type(description="A change in the list of open public tables.")
-class LobbyEvent:
-    type: str = strawberry.field(
-        description="`table.listed` (the snapshot), `lobby.live` (the snapshot is complete), "
-        "then `table.opened`, `table.updated` or `table.closed`."
-    )
-    table_id: strawberry.ID | None = strawberry.field(description="The table (null: lobby.live).")
-    game_id: strawberry.ID | None = strawberry.field(description="Its game.")
-    status: TableStatus | None = strawberry.field(description="Its status at the change.")
-
-    @strawberry.field(description="The table now, as a spectator sees it (null: gone).")
-    async def table(self, info: Info) -> Table | None:
-        if self.table_id is None:
-            return None
-        loaded = await info.context.services.tables.reads.load(str(self.table_id))
-        return Table(_loaded=loaded, _rights=SPECTATOR) if loaded is not None else None
-
-
-@strawberry.type(description="Your seat and its token (shown once).")
-class JoinTablePayload:
-    table: Table = strawberry.field(description="The table.")
-    seat: int = strawberry.field(description="Your seat index.")
-    player_token: str = strawberry.field(description="Your seat's token; keep it secret.")
-
-
-@strawberry.type(description="The table after a move and the events the move made.")
-class MovePayload:
-    table: Table = strawberry.field(description="The table after the move.")
-    events: list[TableEvent] = strawberry.field(description="The move's events, redacted.")
-
-
 async def visible_events(
     info: Info, table_id: str, seat: int | None, after: str | None, first: int, last: int | None
 ) -> list[StoredEvent]:
@@ -504,12 +286,3 @@ async def visible_events(
 def table_of(loaded: Loaded, held: Rights) -> Table:
     """The table as a viewer holding ``held`` (asked at this table) sees it."""
     return Table(_loaded=loaded, _rights=held)
-
-
-def plain(value: Any) -> Any:
-    """JSON-safe copy of a mapping/sequence tree."""
-    if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value

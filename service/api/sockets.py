@@ -1,0 +1,239 @@
+"""The WebSocket protocols, with the edge's limits: graphql-transport-ws (where ``makeMove``
+and ``tableEvents`` may run through ``api.direct``) and the legacy graphql-ws, over a
+socket that bounds its messages (docs/security.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncGenerator
+from typing import Any, Final
+
+from graphql import GraphQLError
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+from strawberry.asgi import ASGIWebSocketAdapter
+from strawberry.http.exceptions import (
+    NonJsonMessageReceived,
+    NonTextMessageReceived,
+    WebSocketDisconnected,
+)
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
+    BaseGraphQLTransportWSHandler,
+    Operation,
+)
+from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
+from strawberry.types.execution import ExecutionResult, PreExecutionError
+
+from service.api.bounds import TOO_BIG, too_long
+from service.api.context import Context
+from service.ratelimit import Budget, Client, refusal
+
+log = logging.getLogger("tablestate.api")
+
+CLOSE_TOO_MANY_MESSAGES: Final = 1008  # policy violation
+# What the ASGI server and Starlette say when a message is sent to a socket that is closed
+# already (the client left, a keep-alive timed out, the server is shutting down): a race,
+# not a bug.
+_SENT_AFTER_CLOSE: Final = ("after sending 'websocket.close'", "once a close message has been sent")
+
+
+async def _operation_refused(handler: Any, running: int, message: Any) -> dict[str, Any] | None:
+    """Why one more operation on this WebSocket is refused (a GraphQL error), if it is."""
+    view = handler.view
+    payload = message.get("payload")
+    why = too_long(payload.get("query")) if isinstance(payload, dict) else None
+    if why is not None:
+        return {"message": why, "extensions": {"code": "QUERY_TOO_COMPLEX"}}
+    cap = handler.max_subscriptions_per_connection
+    if cap is not None and running >= cap:
+        view.guard.metrics.inc("tablestate_errors_total", code="RATE_LIMITED")
+        return {
+            "message": f"at most {cap} operations at once on one connection",
+            "extensions": {"code": "RATE_LIMITED"},
+        }
+    context: Context = handler.context
+    wait = await view.guard.admit(context.client or Client("", False))
+    return refusal(wait) if wait > 0 else None
+
+
+async def _admitted(handler: Any, message: Any, start: str, stop: str, running: Any) -> bool:
+    """Whether a WebSocket message may be handled. An operation (``start``) is counted
+    against the address where it starts (``_operation_refused``), and stopping one that
+    runs is part of it; any other message (``ping``, ``pong``, a stop of nothing, ...)
+    spends the socket's budget, and past that the socket is closed (1008)."""
+    kind = message.get("type")
+    if kind == start or (kind == stop and message.get("id") in running):
+        return True
+    return await handler.websocket.spend()
+
+
+class TransportWS(BaseGraphQLTransportWSHandler[Context, None]):
+    """graphql-transport-ws, with our limits on each operation and on every other message.
+    A document that does not parse is answered like any refused one, with an ``error``
+    message and its code (Strawberry would close the whole connection, and its other
+    subscriptions, with 4400)."""
+
+    async def handle_message(self, message: Any) -> None:
+        if await _admitted(self, message, "subscribe", "complete", self.operations):
+            await super().handle_message(message)
+
+    async def handle_task_exception(self, error: Exception) -> None:
+        """An operation's task failed: a client that left mid-send (its ``complete`` found
+        the socket closed) is no bug, anything else is logged as one."""
+        if isinstance(error, WebSocketDisconnected):
+            log.debug("operation ended: the client left")
+            return
+        await super().handle_task_exception(error)
+
+    async def run_operation(self, operation: Operation[Context, None]) -> None:
+        """The operation's task: run where ``api.direct`` can run it, else through the
+        schema's executor; every outcome is answered (a refusal before execution as an
+        ``error`` message with its code, a bug as ``INTERNAL``), nothing once the client
+        has left."""
+        try:
+            if not await self.view.direct.run(operation):
+                await self._stream(operation)
+        except asyncio.CancelledError:
+            raise
+        except WebSocketDisconnected:  # the client left: nothing to answer, nothing to log
+            log.debug("operation %s ended: the client left", operation.id)
+        except Exception:  # a bug: the client gets INTERNAL, never silence
+            log.exception("operation %s failed", operation.id)
+            error = GraphQLError("internal error", extensions={"code": "INTERNAL"})
+            with contextlib.suppress(Exception):
+                await operation.send_initial_errors([error])
+        finally:
+            if not operation.completed:
+                self.operations.pop(operation.id, None)
+
+    async def _stream(self, operation: Operation[Context, None]) -> None:
+        """Run the operation through the schema's executor and send its results."""
+        results = await self.schema.stream(
+            operation.query,
+            variable_values=operation.variables,
+            context_value=self.context,
+            root_value=self.root_value,
+            operation_name=operation.operation_name,
+        )
+        async with contextlib.aclosing(results):
+            first = True
+            async for result in results:
+                if first and isinstance(result, PreExecutionError):
+                    await operation.send_initial_errors(result.errors or [])
+                    return
+                if not isinstance(result, ExecutionResult):  # @defer / @stream frames
+                    error = GraphQLError(
+                        "incremental delivery is not supported over graphql-transport-ws",
+                        extensions={"code": "BAD_INPUT"},
+                    )
+                    await operation.send_initial_errors([error])
+                    return
+                await operation.send_next(result)
+                first = False
+        await operation.send_operation_message({"id": operation.id, "type": "complete"})
+
+    async def handle_subscribe(self, message: Any) -> None:
+        op_id = message.get("id") if isinstance(message, dict) else None
+        if self.connection_acknowledged and isinstance(op_id, str) and op_id not in self.operations:
+            refused = await _operation_refused(self, len(self.operations), message)
+            if refused is not None:
+                await self.send_message({"id": op_id, "type": "error", "payload": [refused]})  # type: ignore[typeddict-item]
+                return
+        await super().handle_subscribe(message)
+
+
+class LegacyWS(BaseGraphQLWSHandler[Context, None]):
+    """The legacy graphql-ws protocol, with our limits; like graphql-transport-ws, a second
+    ``connection_init`` closes the connection (4429): nobody changes identity mid-way."""
+
+    _initialised = False
+
+    async def handle_message(self, message: Any) -> None:
+        if await _admitted(self, message, "start", "stop", self.tasks):
+            await super().handle_message(message)
+
+    async def handle_connection_init(self, message: Any) -> None:
+        if self._initialised:
+            await self.websocket.close(code=4429, reason="Too many initialisation requests")
+            return
+        self._initialised = True
+        await super().handle_connection_init(message)
+
+    async def handle_start(self, message: Any) -> None:
+        op_id = message.get("id") if isinstance(message, dict) else None
+        if self.connection_acknowledged and isinstance(op_id, str):
+            # A start with the id of a running operation replaces it (Strawberry stops the
+            # old one): not one more at once, but one more to count.
+            running = len(self.tasks) - (op_id in self.tasks)
+            refused = await _operation_refused(self, running, message)
+            if refused is not None:
+                await self.send_message({"type": "error", "id": op_id, "payload": refused})  # type: ignore[typeddict-item]
+                return
+        await super().handle_start(message)
+
+
+class Socket(ASGIWebSocketAdapter):
+    """One WebSocket: refuses messages larger than ``TABLESTATE_MAX_BODY`` (close 1009; the
+    ASGI server refuses them first, ``service/server.py``) and messages that are not JSON
+    objects (close 4400); holds the socket's budget of messages that start no operation;
+    and takes a send to a socket that is already closed for the client leaving."""
+
+    def __init__(self, view: Any, request: Any, response: Any) -> None:
+        super().__init__(view, request, response)
+        s = view.services.settings
+        self.budget = Budget(s.ws_ping_rate, s.ws_ping_burst)
+
+    async def spend(self) -> bool:
+        """Spend one message of the budget; past it, close the socket (False)."""
+        if self.budget.spend():
+            return True
+        self.view.guard.metrics.inc("tablestate_errors_total", code="RATE_LIMITED")
+        await self.close(CLOSE_TOO_MANY_MESSAGES, "too many messages")
+        return False
+
+    async def iter_json(
+        self, *, ignore_parsing_errors: bool = False
+    ) -> AsyncGenerator[object, None]:
+        # Strawberry's loop, where a message the protocol ignores (legacy graphql-ws skips
+        # what is not JSON) still spends the budget.
+        try:
+            while self.ws.application_state != WebSocketState.DISCONNECTED:
+                text = await self.ws.receive_text()
+                try:
+                    message = self.view.decode_json(text)
+                except json.JSONDecodeError as exc:
+                    if not ignore_parsing_errors:
+                        raise NonJsonMessageReceived from exc
+                    if not await self.spend():
+                        return
+                    continue
+                if message is TOO_BIG:
+                    await self.close(1009, "message too big")
+                    return
+                if not isinstance(message, dict):
+                    await self.close(4400, "a message is a JSON object")
+                    return
+                yield message
+        except KeyError as exc:
+            raise NonTextMessageReceived from exc
+        except WebSocketDisconnect:
+            pass
+
+    async def send_json(self, message: Any) -> None:
+        try:
+            await super().send_json(message)
+        except RuntimeError as exc:
+            if not any(text in str(exc) for text in _SENT_AFTER_CLOSE):
+                raise
+            log.debug("message not sent, the WebSocket is closed: %s", exc)
+            raise WebSocketDisconnected from None
+
+    async def close(self, code: int, reason: str) -> None:
+        try:
+            await super().close(code, reason)
+        except RuntimeError as exc:
+            if not any(text in str(exc) for text in _SENT_AFTER_CLOSE):
+                raise
+            log.debug("WebSocket closed already: %s", exc)

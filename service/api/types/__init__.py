@@ -1,0 +1,51 @@
+"""The GraphQL types of API.md: thin adapters over the engine's values, by family.
+
+- ``games``: ``Game``, ``HouseRule``, ``Plugin``;
+- ``seats``: ``Seat``, ``SeatKind``, ``GameResult``;
+- ``tables``: ``Table``, ``TableEvent``, ``TableStatus``, ``Viewer``, ``TableConnection``;
+- ``payloads``: the mutations' answers and ``LobbyEvent``.
+"""
+
+from service.api.types.games import Game, HouseRule, Plugin
+from service.api.types.payloads import (
+    CreateTablePayload,
+    JoinTablePayload,
+    LobbyEvent,
+    MovePayload,
+    RematchPayload,
+)
+from service.api.types.seats import GameResult, Seat, SeatKind
+from service.api.types.tables import (
+    MAX_EVENTS,
+    PageInfo,
+    Table,
+    TableConnection,
+    TableEvent,
+    TableStatus,
+    Viewer,
+    table_of,
+    visible_events,
+)
+
+__all__ = [
+    "MAX_EVENTS",
+    "CreateTablePayload",
+    "Game",
+    "GameResult",
+    "HouseRule",
+    "JoinTablePayload",
+    "LobbyEvent",
+    "MovePayload",
+    "PageInfo",
+    "Plugin",
+    "RematchPayload",
+    "Seat",
+    "SeatKind",
+    "Table",
+    "TableConnection",
+    "TableEvent",
+    "TableStatus",
+    "Viewer",
+    "table_of",
+    "visible_events",
+]
