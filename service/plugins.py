@@ -19,7 +19,7 @@ import pluggy
 
 from service import PROJECT, hookspecs
 from service.engine.game import GameDef, HouseRuleDef
-from service.engine.options import CORE_OPTIONS
+from service.engine.options import CORE_OPTIONS, OptionError, check_schema
 from service.engine.ruleset import HookNamespace, RuleSet
 
 GAME_ID: Final = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -96,7 +96,7 @@ class Registry:
             def factory(name: str) -> Any:
                 return pm.subset_hook_caller(name, remove_plugins=off)
 
-            found = RuleSet(self.games[game_id], key[1], HookNamespace(factory))
+            found = RuleSet(key[1], HookNamespace(factory))
             self._rulesets[key] = found
         return found
 
@@ -134,6 +134,10 @@ def _check_game(game: object, plugin: str) -> GameDef[Any]:
     opts = game.options
     if opts.get("type") != "object" or not isinstance(opts.get("properties", {}), Mapping):
         raise PluginError(f"{where}: options must be a JSON Schema of type object")
+    try:
+        check_schema(opts)
+    except OptionError as exc:
+        raise PluginError(f"{where}: options: {exc}") from None
     for key, prop in opts.get("properties", {}).items():
         if "default" not in prop:
             raise PluginError(f"{where}: option {key!r} has no default")

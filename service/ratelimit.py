@@ -3,7 +3,7 @@
 Every HTTP request, WebSocket handshake and operation sent over a WebSocket is counted
 against its client address's bucket; every mutation also against its token's bucket
 (hashed: no token is ever a key), so that a seat's moves are bounded whatever the
-addresses they come from; a costly operation counts as more than one (``api/limits.py``). The
+addresses they come from; a costly operation counts as more than one (``api/cost.py``). The
 buckets live in the store, so with Redis they hold across replicas (one key each, apart
 from every table, checked by one Lua script); with the memory store, in the process.
 WebSocket connections per address are counted per replica (a connection is a resource of
@@ -35,6 +35,7 @@ from typing import Any, Final
 
 from service.config import Settings
 from service.metrics import Metrics
+from service.store.base import RateBuckets
 
 log = logging.getLogger("tablestate.ratelimit")
 
@@ -84,25 +85,6 @@ def token_key(token: str) -> str:
     return "t:" + hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
-class _LocalLimits:
-    """GCRA buckets in this process, for a store that keeps none."""
-
-    def __init__(self) -> None:
-        self._tat: dict[str, float] = {}
-
-    async def rate_limit(self, key: str, rate: float, burst: int, cost: int = 1) -> float:
-        now = time.monotonic()
-        interval = 1.0 / rate
-        tat = max(self._tat.get(key, now), now)
-        following = tat + cost * interval
-        if following - burst * interval > now:
-            return following - burst * interval - now
-        if len(self._tat) > 100_000:
-            self._tat = {k: t for k, t in self._tat.items() if t > now}
-        self._tat[key] = following
-        return 0.0
-
-
 class Budget:
     """A token bucket of one connection, in this process: ``rate`` a second, at most
     ``burst`` at once (a rate of 0: no bound)."""
@@ -132,11 +114,12 @@ class Guard:
     """The limits of one replica: who a client is, whether it may send one more request,
     whether it may open one more WebSocket."""
 
-    def __init__(self, settings: Settings, store: Any, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self, settings: Settings, store: RateBuckets, metrics: Metrics | None = None
+    ) -> None:
         self.settings = settings
         self.metrics = metrics or Metrics()
-        self._shared = hasattr(store, "rate_limit")
-        self._store = store if self._shared else _LocalLimits()
+        self._store = store
         self._reserved: dict[str, int] = {}  # requests paid in the shared bucket, not spent
         self._exempt = _networks(settings.rate_exempt)
         self._trusted = _networks(settings.trusted_proxies)
@@ -213,9 +196,7 @@ class Guard:
         if held >= n:
             self._reserved[key] = held - n
             return 0.0
-        want = n
-        if self._shared:
-            want = min(burst, max(n, burst // RESERVE_SHARE))
+        want = min(burst, max(n, burst // RESERVE_SHARE))
         wait = float(await self._store.rate_limit(key, rate, burst, want))
         if wait > 0 and want > n:
             want = n

@@ -87,7 +87,7 @@ class GameDriver:
     ) -> None:
         self.game = game
         self.seats = tuple(range(players)) if isinstance(players, int) else tuple(players)
-        self.rules = rules if rules is not None else RuleSet(game)
+        self.rules = rules if rules is not None else RuleSet()
         if isinstance(seed, Rng):
             self.rng = seed
         else:

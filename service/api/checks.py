@@ -1,8 +1,8 @@
 """Every per-operation check of the GraphQL layer, in one schema extension.
 
-The checks themselves are those of ``api.limits`` and Strawberry's limiters: a bound on
-tokens, cached parsing, the document's shape (before validation), the depth and alias
-limits as validation rules, validation, the operation's cost with the rate limits of
+The checks themselves are those of ``api/shape.py``, ``api/cost.py`` and Strawberry's
+limiters: a bound on tokens, cached parsing, the document's shape (before validation), the
+depth and alias limits as validation rules, validation, the operation's cost with the rate limits of
 costly operations and mutations, and the count of operations. They ran as six extensions,
 and Strawberry enters and leaves every extension at every phase of every operation; as
 one they cost one hook per phase. What depends on the document alone (its shape, its
@@ -23,16 +23,8 @@ from graphql.validation import ASTValidationRule
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 
-from service.api.limits import (
-    COST_PER_REQUEST,
-    aliases,
-    cached_parse,
-    chosen_operation,
-    document_shape,
-    fragment_problem,
-    operation_cost,
-    size_variables,
-)
+from service.api.cost import COST_PER_REQUEST, chosen_operation, operation_cost, size_variables
+from service.api.shape import aliases, cached_parse, document_shape, fragment_problem
 from service.errors import ApiError
 from service.metrics import Metrics
 

@@ -52,9 +52,9 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Ope
 
 from service.api import fanout
 from service.api.checks import Checks
-from service.api.limits import cached_parse
 from service.api.resolvers.events import event_stream
 from service.api.resolvers.moves import make_move_payload, plain_input
+from service.api.shape import cached_parse
 
 ROOTS: Final = {OperationType.MUTATION: "makeMove", OperationType.SUBSCRIPTION: "tableEvents"}
 CACHE_SIZE: Final = 512

@@ -82,7 +82,7 @@ def _event_fields_only(executor: Executor) -> bool:
 
 def _operation_key(executor: Executor) -> tuple[Any, bool] | None:
     """What identifies an operation's results for one event: the operation (one parsed
-    document per query text, see ``api.limits.cached_parse``) and its variables, and
+    document per query text, see ``api.shape.cached_parse``) and its variables, and
     whether the viewer's seat matters beyond the redacted data; None when a variable is
     not a plain value (then nothing is shared)."""
     coerced = executor.variable_values.coerced

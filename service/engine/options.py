@@ -1,56 +1,85 @@
-"""Table options: checked against a game's JSON Schema, defaults filled in.
+"""Table options: checked against a game's JSON Schema (with the ``jsonschema`` library),
+defaults filled in.
 
-Only the part of JSON Schema that option schemas need is understood: ``type`` (object,
-integer, number, boolean, string, array), ``enum``, ``minimum``, ``maximum``,
-``minLength``, ``maxLength``, ``items``, ``minItems``, ``maxItems``, ``properties`` and
-``default``. An object never takes properties it does not declare.
+Every keyword of JSON Schema (draft 2020-12) is checked, and a refusal names the option
+and the keyword that failed. Three rules are added to every option schema: an object never
+takes properties it does not declare, and a string or an array without bounds of its own
+is at most 1000 long. An integer sent as ``3.0`` is the integer 3.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Mapping
-from typing import Any
+from functools import lru_cache
+from typing import Any, Final
 
-_TYPES: dict[str, tuple[type, ...]] = {
-    "object": (dict,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "string": (str,),
-    "array": (list, tuple),
-}
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, ValidationError, best_match
+
+MAX_LENGTH: Final = 1000  # a string's or an array's bound when its schema gives none
 
 
 class OptionError(ValueError):
-    """Options that do not fit the schema; the message names the option."""
+    """Options that do not fit the schema; the message names the option and the keyword."""
 
 
-def _check(value: Any, schema: Mapping[str, Any], where: str) -> Any:
-    kind = schema.get("type")
-    if kind is not None:
-        ok = isinstance(value, _TYPES[kind])
-        if kind in ("integer", "number") and isinstance(value, bool):
-            ok = False
-        if kind == "integer" and isinstance(value, float) and value.is_integer():
-            value, ok = int(value), True
-        if not ok:
-            raise OptionError(f"option {where} must be of type {kind}")
-    if "enum" in schema and value not in schema["enum"]:
-        raise OptionError(f"option {where} must be one of {list(schema['enum'])}")
-    if "minimum" in schema and value < schema["minimum"]:
-        raise OptionError(f"option {where} must be at least {schema['minimum']}")
-    if "maximum" in schema and value > schema["maximum"]:
-        raise OptionError(f"option {where} must be at most {schema['maximum']}")
-    if isinstance(value, str):
-        if len(value) < schema.get("minLength", 0) or len(value) > schema.get("maxLength", 1000):
-            raise OptionError(f"option {where} has a length out of range")
+def _closed(schema: Any) -> Any:
+    """A copy of ``schema`` with the added rules (see the module)."""
+    if isinstance(schema, list):
+        return [_closed(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _closed(v) for k, v in schema.items()}
+    kind = out.get("type")
+    if kind == "object" or "properties" in out:
+        out.setdefault("additionalProperties", False)
+    if kind == "string":
+        out.setdefault("maxLength", MAX_LENGTH)
     if kind == "array":
-        if len(value) < schema.get("minItems", 0) or len(value) > schema.get("maxItems", 1000):
-            raise OptionError(f"option {where} has a number of items out of range")
+        out.setdefault("maxItems", MAX_LENGTH)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _validator(text: str) -> Draft202012Validator:
+    return Draft202012Validator(_closed(json.loads(text)))
+
+
+def check_schema(schema: Mapping[str, Any]) -> None:
+    """Raises ``OptionError`` unless ``schema`` is a valid JSON Schema."""
+    try:
+        Draft202012Validator.check_schema(_closed(copy.deepcopy(dict(schema))))
+    except SchemaError as exc:
+        raise OptionError(f"not a valid JSON Schema: {exc.message}") from None
+
+
+def _refusal(error: ValidationError, prefix: str) -> OptionError:
+    where = prefix + ".".join(str(p) for p in error.absolute_path)
+    if error.validator == "additionalProperties":
+        declared = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        extra = sorted(k for k in error.instance if k not in declared)
+        name = f"{where}.{extra[0]}" if where else extra[0]
+        return OptionError(f"unknown option {name} (additionalProperties)")
+    return OptionError(f"option {where or '(all)'} fails {error.validator}: {error.message}")
+
+
+def _filled(schema: Mapping[str, Any], value: Any) -> Any:
+    """``value`` (valid) with the defaults of its schema's properties filled in."""
+    kind = schema.get("type")
+    if kind == "integer" and isinstance(value, float):
+        return int(value)
+    if kind == "array" and isinstance(value, list):
         items = schema.get("items", {})
-        value = [_check(v, items, f"{where}[{i}]") for i, v in enumerate(value)]
-    if kind == "object":
-        value = resolve(schema, value, prefix=f"{where}.")
+        return [_filled(items, v) if isinstance(items, Mapping) else v for v in value]
+    if isinstance(value, dict):
+        props: Mapping[str, Any] = schema.get("properties", {})
+        out = {k: _filled(props.get(k, {}), v) for k, v in value.items()}
+        for key, prop in props.items():
+            if key not in out and "default" in prop:
+                out[key] = copy.deepcopy(prop["default"])
+        return out
     return value
 
 
@@ -60,20 +89,14 @@ def resolve(
     """The options of a table: ``given`` checked against ``schema``, defaults filled.
 
     Raises:
-        OptionError: an unknown option, or a value of the wrong type or out of range.
+        OptionError: an unknown option, or a value that fails a keyword of the schema.
     """
-    given = dict(given or {})
-    props: Mapping[str, Any] = schema.get("properties", {})
-    unknown = sorted(set(given) - set(props))
-    if unknown:
-        raise OptionError(f"unknown option {prefix}{unknown[0]}")
-    out: dict[str, Any] = {}
-    for key, prop in props.items():
-        if key in given:
-            out[key] = _check(given[key], prop, prefix + key)
-        elif "default" in prop:
-            out[key] = prop["default"]
-    return out
+    value = dict(given or {})
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    error = best_match(validator.iter_errors(value))
+    if error is not None:
+        raise _refusal(error, prefix)
+    return _filled(schema, value)  # type: ignore[no-any-return]
 
 
 DAY = 86_400

@@ -1,13 +1,11 @@
-"""The rules in force at one table: a game and the house rules enabled there."""
+"""The rules in force at one table: the house rules enabled there, and the game's hooks
+called on them only."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from service.engine.game import GameDef
+from typing import Any
 
 
 class HookNamespace:
@@ -41,16 +39,14 @@ def _no_hooks(name: str) -> Callable[..., list[Any]]:
 
 @dataclass(frozen=True, eq=False)
 class RuleSet:
-    """A game with its enabled house rules.
+    """The house rules enabled at a table, and the game's hooks called on them.
 
     Args:
-        game: the game definition.
         enabled: ids of the house rules on at the table.
         hook: the game's hooks, called on the enabled rules only (results in pluggy's
             order: last registered first; sort where order matters).
     """
 
-    game: GameDef[Any]
     enabled: frozenset[str] = frozenset()
     hook: Any = field(default_factory=lambda: HookNamespace(_no_hooks))
 

@@ -349,7 +349,7 @@ def test_moves_out_of_phase_are_illegal_and_change_nothing(moves, move):
 def test_not_your_turn():
     d = honours_deal()
     assert d.try_move(1, STAND) == Rejected("NOT_YOUR_TURN", "it is not your turn")
-    assert isinstance(GAME.apply(d.state, 1, STAND, Rng(b"x"), RuleSet(GAME)), Rejected)
+    assert isinstance(GAME.apply(d.state, 1, STAND, Rng(b"x"), RuleSet()), Rejected)
 
 
 # -- house rules -------------------------------------------------------------------------

@@ -70,3 +70,29 @@ def test_core_options_join_every_game_schema_without_clashing():
         assert defaults["turnSeconds"] == 0 and defaults["undo"] is False
     with pytest.raises(OptionError, match="reserveSeconds"):
         resolve(table_schema({"type": "object"}), {"reserveSeconds": -5})
+
+
+@pytest.mark.parametrize(
+    ("given", "keyword"),
+    [
+        pytest.param({"rounds": 0}, "minimum", id="minimum"),
+        pytest.param({"tieBreak": "coin"}, "enum", id="enum"),
+        pytest.param({"points": [1, 2, 3, 4]}, "maxItems", id="maxItems"),
+        pytest.param({"fast": 1}, "type", id="type"),
+        pytest.param({"colour": "red"}, "additionalProperties", id="unknown"),
+        pytest.param({"step": 5}, "multipleOf", id="a-keyword-the-old-checker-ignored"),
+    ],
+)
+def test_a_refusal_names_the_option_and_the_keyword(given, keyword):
+    schema = {**SCHEMA, "properties": {**SCHEMA["properties"], "step": {
+        "type": "integer", "multipleOf": 2, "default": 2}}}  # fmt: skip
+    with pytest.raises(OptionError, match=keyword) as info:
+        resolve(schema, given)
+    assert next(iter(given)) in str(info.value)
+
+
+def test_a_game_with_an_invalid_option_schema_stops_start_up():
+    from service.engine.options import check_schema
+
+    with pytest.raises(OptionError):
+        check_schema({"type": "object", "properties": {"x": {"type": "integr", "default": 1}}})
