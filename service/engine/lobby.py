@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from service.engine.game import Event, GameDef, Rejected
+from service.engine.opening import check_options, with_seat
 from service.engine.table import (
     BOT,
     CANCELLED,
@@ -21,8 +22,6 @@ from service.engine.table import (
     PLAYING,
     Seat,
     Table,
-    _with_seat,
-    check_options,
 )
 
 EVENT_TYPES: Final = (
@@ -59,7 +58,7 @@ def kick(table: Table, *, seat: int, now: str) -> tuple[Table, list[Event]] | Re
         return Rejected("NOT_FOUND", f"no seat {seat} at this table")
     if found.kind == EMPTY:
         return Rejected("NOT_FOUND", f"seat {seat} is empty")
-    return _with_seat(table, Seat(seat), now), [
+    return with_seat(table, Seat(seat), now), [
         Event("seat.kicked", {"name": found.name}, seat=seat)
     ]
 

@@ -13,30 +13,12 @@ from typing import Final
 
 from service.engine.clock import iso
 from service.engine.game import Event, Rejected
+from service.engine.opening import MAX_NAME, NAME_TAKEN, clean_name, name_taken, with_seat
+from service.engine.opening import leave as leave_open
 from service.engine.options import core
-from service.engine.table import (
-    BOT,
-    EMPTY,
-    FINISHED,
-    HUMAN,
-    MAX_NAME,
-    NAME_TAKEN,
-    OPEN,
-    PLAYING,
-    Seat,
-    Table,
-    clean_name,
-    name_taken,
-)
-from service.engine.table import leave as leave_open
+from service.engine.table import BOT, EMPTY, FINISHED, HUMAN, OPEN, PLAYING, Seat, Table
 
 LEFT: Final = "left"
-
-
-def _with(table: Table, seat: Seat, now: str) -> Table:
-    seats = list(table.seats)
-    seats[seat.index] = seat
-    return replace(table, seats=tuple(seats), updated_at=now)
 
 
 def to_bot(seat: Seat) -> Seat:
@@ -65,10 +47,10 @@ def leave(table: Table, *, seat: int, now: float, at: str) -> tuple[Table, list[
             Event("seat.left", {"rejoinBy": None}, seat=seat),
             Event("seat.bot_took_over", {"reason": LEFT, "name": s.name}, seat=seat),
         ]
-        return _with(table, to_bot(s), at), events
+        return with_seat(table, to_bot(s), at), events
     until = now + grace
     event = Event("seat.left", {"rejoinBy": iso(until)}, seat=seat)
-    return _with(table, replace(s, rejoin_by=until), at), [event]
+    return with_seat(table, replace(s, rejoin_by=until), at), [event]
 
 
 def rejoin(table: Table, *, seat: int, at: str) -> tuple[Table, list[Event]] | Rejected:
@@ -78,7 +60,7 @@ def rejoin(table: Table, *, seat: int, at: str) -> tuple[Table, list[Event]] | R
     s = table.seats[seat]
     if s.rejoin_by is None:
         return Rejected("BAD_INPUT", "you have not left this table")
-    return _with(table, replace(s, rejoin_by=None), at), [Event("seat.rejoined", {}, seat=seat)]
+    return with_seat(table, replace(s, rejoin_by=None), at), [Event("seat.rejoined", {}, seat=seat)]
 
 
 def grace_over(table: Table, *, now: float, at: str) -> tuple[Table, list[Event]]:
@@ -86,7 +68,7 @@ def grace_over(table: Table, *, now: float, at: str) -> tuple[Table, list[Event]
     events: list[Event] = []
     for s in table.seats:
         if s.rejoin_by is not None and s.rejoin_by <= now:
-            table = _with(table, to_bot(s), at)
+            table = with_seat(table, to_bot(s), at)
             events.append(
                 Event("seat.bot_took_over", {"reason": LEFT, "name": s.name}, seat=s.index)
             )
@@ -121,4 +103,4 @@ def replace_player(
         timeouts=0,
     )
     event = Event("seat.replaced", {"name": clean, "was": s.name, "wasKind": s.kind}, seat=seat)
-    return _with(table, new, at), [event]
+    return with_seat(table, new, at), [event]

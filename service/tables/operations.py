@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from service.engine import fairness, seating, undo
+from service.engine import fairness, opening, seating, undo
 from service.engine import lobby as lobby_rules
 from service.engine import table as eng
 from service.engine.game import Event, Rejected
@@ -104,7 +104,7 @@ class Operations:
         nonce = secrets.token_hex(16)
         seed = fairness.server_seed(self.seeds.secret, table_id, nonce)
         at = self._now()
-        made = eng.create(
+        made = opening.create(
             table_id=table_id,
             game=game,
             options=options,
@@ -157,7 +157,7 @@ class Operations:
                 given = (code or "").encode()
                 if wanted is None or not secrets.compare_digest(given, wanted.encode()):
                     return Rejected("FORBIDDEN", "this private table needs its join code")
-            out = eng.join(
+            out = opening.join(
                 cur.table,
                 name=name,
                 seat=seat,
@@ -253,14 +253,14 @@ class Operations:
             caller,
             table_id,
             "bot",
-            lambda cur: changed(eng.add_bot(cur.table, seat=seat, now=self._now()), cur.state),
+            lambda cur: changed(opening.add_bot(cur.table, seat=seat, now=self._now()), cur.state),
         )
 
     async def set_rule(
         self, caller: Credential | None, table_id: str, rule_id: str, enabled: bool
     ) -> Loaded:
         def step(cur: Loaded) -> Change | Rejected:
-            out = eng.set_rule(
+            out = opening.set_rule(
                 cur.table,
                 game=cur.game,
                 rule_id=rule_id,
@@ -275,7 +275,7 @@ class Operations:
 
     async def start(self, caller: Credential | None, table_id: str) -> Loaded:
         def step(cur: Loaded) -> Change | Rejected:
-            out = eng.start(
+            out = opening.start(
                 cur.table,
                 game=cur.game,
                 rules=self.registry.ruleset(cur.table.game_id, cur.table.house_rules),

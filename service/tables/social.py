@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from service.engine import chat as chat_rules
+from service.engine import opening
 from service.engine import table as eng
 from service.engine.rights import ELSEWHERE, Credential, known_check, rights
 from service.errors import ApiError
@@ -103,10 +104,10 @@ class Chat:
             data["name"] = loaded.table.seats[seat].name
             key, kind, audience = f"{seat}", chat_rules.SEAT_MESSAGE, None
         else:
-            who = eng.clean_name(name) if name is not None else None
+            who = opening.clean_name(name) if name is not None else None
             if who is None:
                 raise ApiError(
-                    "BAD_INPUT", f"a spectator's message needs a name of 1 to {eng.MAX_NAME} "
+                    "BAD_INPUT", f"a spectator's message needs a name of 1 to {opening.MAX_NAME} "
                     "printable characters",
                 )  # fmt: skip
             data["name"] = who

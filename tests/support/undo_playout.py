@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from service.engine import Rejected, undo
+from service.engine import Rejected, opening, undo
 from service.engine import table as eng
 from service.engine.game import GameDef, Outcome
 from service.plugins import Registry
@@ -27,7 +27,7 @@ def playout(
 ) -> Counter[tuple[str, bool]]:
     """Play a random game with ``undo`` on; every undoable move is taken back and made
     again. Returns how often each (move kind, undoable) came up."""
-    made = eng.create(
+    made = opening.create(
         table_id="t",
         game=game,
         options={**(options or {}), "undo": True},
@@ -43,14 +43,14 @@ def playout(
     assert not isinstance(made, Rejected), made
     table = made[0]
     for i in range(players):
-        joined = eng.join(
+        joined = opening.join(
             table, name=f"P{i}", seat=i, token_hash=f"h{i}", host=False, client_seed=None, now=AT
         )
         assert not isinstance(joined, Rejected), joined
         table = joined[0]
     ruleset = registry.ruleset(game.id, table.house_rules)
     game_seed = f"seed{seed}".encode()
-    started = eng.start(
+    started = opening.start(
         table, game=game, rules=ruleset, seed=game_seed, house_rules=registry.house_rules, now=AT
     )
     assert not isinstance(started, Rejected), started

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from tablestate_example import GAME
 
-from service.engine import Rejected, chat, lobby
+from service.engine import Rejected, chat, lobby, opening
 from service.engine import table as eng
 from service.plugins import load
 
@@ -18,7 +18,7 @@ NOW = "2026-01-01T00:00:00.000Z"
 
 
 def _new(seats: int = 3) -> eng.Table:
-    made = eng.create(
+    made = opening.create(
         table_id="t1",
         game=GAME,
         options=None,
@@ -42,8 +42,10 @@ def _ok(out: Any) -> Any:
 
 def _seated() -> eng.Table:
     t = _new()
-    t = _ok(eng.join(t, name="A", seat=0, token_hash="a", host=True, client_seed="s", now=NOW))[0]
-    t = _ok(eng.add_bot(t, seat=1, now=NOW))[0]
+    t = _ok(opening.join(t, name="A", seat=0, token_hash="a", host=True, client_seed="s", now=NOW))[
+        0
+    ]
+    t = _ok(opening.add_bot(t, seat=1, now=NOW))[0]
     return t
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from tablestate_example import GAME
 
-from service.engine import Rejected
+from service.engine import Rejected, opening
 from service.engine import table as eng
 from service.plugins import load
 
@@ -15,7 +15,7 @@ REG = load()
 
 
 def _new(**kw: Any) -> eng.Table:
-    made = eng.create(
+    made = opening.create(
         table_id="t1",
         game=GAME,
         options=kw.get("options"),
@@ -34,7 +34,7 @@ def _new(**kw: Any) -> eng.Table:
 
 def _join(table: eng.Table, seat: int | None = None, name: str | None = None) -> eng.Table:
     name = name or f"P{len(table.seated())}"
-    out = eng.join(
+    out = opening.join(
         table, name=name, seat=seat, token_hash=f"tok{seat}", host=False, client_seed=None, now="x"
     )
     assert not isinstance(out, Rejected), out
@@ -50,7 +50,9 @@ def test_encode_decode_roundtrip():
 def test_seats_fill_and_refuse():
     t = _join(_join(_join(_new())))
     assert t.seated() == (0, 1, 2)
-    full = eng.join(t, name="B", seat=None, token_hash="x", host=False, client_seed=None, now="x")
+    full = opening.join(
+        t, name="B", seat=None, token_hash="x", host=False, client_seed=None, now="x"
+    )
     assert isinstance(full, Rejected) and full.code == "TABLE_FULL"
 
 
@@ -61,24 +63,26 @@ def test_seats_fill_and_refuse():
 )
 def test_names_are_unique_per_table_after_nfkc_case_folding(second: str):
     t = _join(_new(), 0, "Ann")
-    out = eng.join(t, name=second, seat=1, token_hash="t1", host=False, client_seed=None, now="x")
+    out = opening.join(
+        t, name=second, seat=1, token_hash="t1", host=False, client_seed=None, now="x"
+    )
     assert isinstance(out, Rejected) and out.code == "BAD_INPUT", second
-    assert out.reason == eng.NAME_TAKEN
+    assert out.reason == opening.NAME_TAKEN
 
 
 def test_a_name_frees_with_its_seat_and_bots_avoid_taken_names():
     t = _join(_new(), 0, "Bot 2")
-    bot = eng.add_bot(t, seat=1, now="x")
+    bot = opening.add_bot(t, seat=1, now="x")
     assert not isinstance(bot, Rejected)
     assert bot[0].seats[1].name not in ("Bot 2", None) and bot[1][0].data["name"] == "Bot 2.2"
-    left = eng.leave(t, seat=0, now="x")
+    left = opening.leave(t, seat=0, now="x")
     assert not isinstance(left, Rejected)
     assert not isinstance(_join(left[0], 2, "bot 2"), Rejected)  # an empty seat has no name
 
 
 def test_start_drops_empty_seats_and_keeps_indices():
     t = _join(_join(_new(seats=4), 1), 3)
-    out = eng.start(
+    out = opening.start(
         t,
         game=GAME,
         rules=REG.ruleset("lucky-draw"),
@@ -103,13 +107,13 @@ def test_start_drops_empty_seats_and_keeps_indices():
     ],
 )
 def test_rule_checks(rules, code):
-    out = eng.check_rules(GAME, rules, REG.house_rules, REG.conflicts)
+    out = opening.check_rules(GAME, rules, REG.house_rules, REG.conflicts)
     assert isinstance(out, Rejected) and out.code == code
 
 
 def test_rule_player_range_checked_at_start():
     t = _join(_join(_join(_join(_new(seats=4)))))
-    on = eng.set_rule(
+    on = opening.set_rule(
         t,
         game=GAME,
         rule_id="lucky-draw/allow-pass",
@@ -119,7 +123,7 @@ def test_rule_player_range_checked_at_start():
         now="x",
     )
     assert not isinstance(on, Rejected)
-    out = eng.start(
+    out = opening.start(
         on[0],
         game=GAME,
         rules=REG.ruleset("lucky-draw"),
@@ -132,7 +136,7 @@ def test_rule_player_range_checked_at_start():
 
 def test_moves_before_start_and_shape_errors():
     t = _join(_join(_new(seats=2)))
-    started, _ = eng.start(
+    started, _ = opening.start(
         t,
         game=GAME,
         rules=REG.ruleset("lucky-draw"),
