@@ -136,7 +136,7 @@ class Settings:
     # burst; past them the socket is closed (docs/security.md).
     ws_ping_rate: float = 1.0
     ws_ping_burst: int = 10
-    # Chat and presence (service/social.py).
+    # Chat and presence (service/tables/social.py).
     chat_rate: float = 1.0
     chat_burst: int = 5
     presence_ttl: float = 30.0

@@ -1,7 +1,7 @@
 """The lobby's live notices inside one replica: one store channel, fanned out in process.
 
 Every replica publishes a notice when a public table opens, changes while OPEN, or leaves
-OPEN (``service/social.py``); the store delivers each notice to every replica watching the
+OPEN (``service/tables/notices.py``); the store delivers each notice to every replica watching the
 lobby (Redis: one sharded pub/sub channel; the memory store: in process). The channel keeps
 no history: a lobby screen starts from a snapshot of the open tables and then takes the
 notices, each an upsert or removal keyed by table id.

@@ -8,6 +8,12 @@ first), ``:m`` (move log) and the shard channel ``:ev`` on which each commit ann
 last cursor. Listings
 (``<prefix>tables:...``) and the due-index (``<prefix>due``) are global keys written apart
 from the commit, best effort; so are the rate limits (``<prefix>rl:...``, one key each).
+
+Over 400 lines, on purpose: this is the whole store contract on one server, and every part
+of it shares the client, the key scheme above and the one mapping of Redis's failures to
+the contract's (``_reach``). The parts that stand alone are apart already: the commit pipe
+(``_pipe.py``), the pub/sub readers (``_watcher.py``), reply parsing (``_wire.py``) and
+the Lua scripts.
 """
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ async def test_a_redis_reader_cannot_act_nor_predict(registry, redis_url, redis_
 async def _truth(c: Any, registry: Any, store: RedisStore, tid: str, settings: Any) -> Any:
     from service.tables import TableService
 
-    loaded = await TableService(settings, registry, store).load(tid)
+    loaded = await TableService(settings, registry, store).reads.load(tid)
     assert loaded is not None
     return loaded
 
