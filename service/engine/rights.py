@@ -166,6 +166,15 @@ def known_check(held: Rights) -> Rejected | None:
     return None
 
 
+def here_check(held: Rights) -> Rejected | None:
+    """None for no credential, or one this table still knows; else the refusal: a
+    credential of another table is ``FORBIDDEN``, one it no longer knows
+    ``UNAUTHENTICATED``."""
+    if held.standing == ELSEWHERE:
+        return Rejected("FORBIDDEN", "this token is for another table")
+    return known_check(held)
+
+
 def _who(held: Rights, otherwise: str) -> str:
     if held.standing == LOST:
         return "this token holds nothing at this table any more"
