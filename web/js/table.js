@@ -165,7 +165,14 @@ export function showTable(root, tableId, params, app) {
 
   // The server refused this window's token. Either the table is gone (a server that keeps
   // its tables in memory forgets them when it restarts), or the seat changed hands.
-  async function tokenRefused() {
+  let checkingToken = null;
+  function tokenRefused() {
+    // The feed, a read and a mutation may all be refused at once: one check answers them.
+    checkingToken = checkingToken || checkToken().finally(() => (checkingToken = null));
+    return checkingToken;
+  }
+
+  async function checkToken() {
     if (!alive) return;
     let exists = false;
     try {
@@ -274,6 +281,9 @@ export function showTable(root, tableId, params, app) {
     // Presence changes without a new version: keep what the live events said since.
     table = { ...next, game };
     readAt = Date.now();
+    // A seat handed over by link arrives without its name: keep the name once known.
+    const me = mySeat();
+    if (me !== null && !record().seats[me].name && table.seats[me]?.name) store.rememberSeat(tableId, game.id, me, record().seats[me].token, table.seats[me].name);
     chooser.setMoves(table.legalMoves, view.steps);
     scheduleRender();
   }
