@@ -304,7 +304,7 @@ browserTest('the lobby lists the games, their options and house rules in plain w
   await page.click('[data-game="five-crowns"]');
   await page.waitForSelector('#opt-tieBreak');
   await plainWords(page, 'form.create');
-  assert.ok(await page.isVisible('#private'), 'a Private option');
+  assert.ok(await page.getByRole('checkbox', { name: /^Private/ }).isVisible(), 'a Private option');
   // The open tables are live: a table opened elsewhere appears without a reload, told
   // apart from the others by its options and players.
   const phone = await player(PHONE);
@@ -371,7 +371,7 @@ browserTest('the turn clock counts down, and a timeout says it played a move for
   const page = await player();
   await createTable(page, 'five-crowns', 'Ann', { rounds: 1, turnSeconds: 3, timeoutsBeforeBot: 0 });
   await addBotAndStart(page);
-  const timer = page.locator('.turn-status [role="timer"]');
+  const timer = page.getByRole('timer', { name: 'Your time left' });
   await timer.waitFor();
   const first = await timer.textContent();
   await page.waitForFunction((was) => {
@@ -465,9 +465,8 @@ browserTest('Five by Five to a full board against a bot, at phone width: action 
       if (undone || !key.startsWith('sq:') || !info.includes('rolled')) return;
       if (await p.$('.table-page.status-finished')) return;
       undone = true;
-      const undo = p.locator('[data-key="undo"]');
+      const undo = p.getByRole('button', { name: 'Undo', exact: true });
       await undo.waitFor({ timeout: 5_000 });
-      assert.equal(await undo.textContent(), 'Undo');
       const before = await stateOf(p);
       await undo.click();
       await settled(p, before);
@@ -502,7 +501,7 @@ browserTest('two players and a spectator: a private table joined by code, chat, 
   assert.equal(await bea.$(`a[data-table="${tableId}"]`), null, 'a private table is unlisted');
   // Bea has the address; the page asks for the code, and she types it.
   await bea.goto(`${BASE}/#/table/${tableId}`);
-  await bea.waitForSelector('#join-code');
+  await bea.getByRole('textbox', { name: 'Join code' }).waitFor();
   await takeSeat(bea, 'Bea', code);
   await ann.waitForFunction(() => document.querySelectorAll('.seat.kind-human').length === 2);
   // Every seat is taken: a spectator is not offered a seat.
@@ -512,6 +511,7 @@ browserTest('two players and a spectator: a private table joined by code, chat, 
   assert.match(await cy.textContent('.open-table'), /Every seat is taken/);
 
   // Chat: a seat's message reaches everyone; a spectator's reaches spectators only.
+  for (const p of [ann, bea, cy]) await p.getByRole('region', { name: 'Chat' }).getByRole('textbox', { name: 'Chat message' }).waitFor();
   await say(ann, 'Good luck, Bea');
   for (const p of [bea, cy]) await p.waitForFunction(() => [...document.querySelectorAll('.chat .message .text')].some((el) => el.textContent === 'Good luck, Bea'));
   await say(cy, 'Go Ann!', 'Cy');
@@ -529,7 +529,7 @@ browserTest('two players and a spectator: a private table joined by code, chat, 
   let before = await stateOf(bea);
   await bea.click('[data-step="discard-pile"]');
   await settled(bea, before);
-  const undo = bea.locator('[data-key="undo"]');
+  const undo = bea.getByRole('button', { name: 'Undo', exact: true });
   await undo.waitFor();
   before = await stateOf(bea);
   await undo.click();
@@ -549,7 +549,7 @@ browserTest('two players and a spectator: a private table joined by code, chat, 
 
   // Rematch: Ann asks; both seats arrive at the new table, each with a new token kept by
   // the page and never shown.
-  await ann.click('[data-key="rematch"]');
+  await ann.getByRole('button', { name: 'Rematch', exact: true }).click();
   for (const p of [ann, bea]) {
     await p.waitForFunction((old) => !location.hash.includes(old) && document.querySelector('.table-page.status-open .seat.mine'), tableId, { timeout: 10_000 });
   }
