@@ -175,7 +175,9 @@ const meldsText = (melds) => melds.map((m) => m.map(cardText).join(' ')).join(' 
 export function blocked(key, s, w) {
   const rediscard = w.table.houseRules.some((r) => r.id === 'five-crowns/no-immediate-rediscard');
   if (s.mode === 'SOLO') {
-    if (key.startsWith('pile:') || key.startsWith('place:')) return 'That pile is closed: place the turned card on an open pile.';
+    const pile = s.solo?.piles[Number(key.split(':')[1])];
+    if (pile?.closed) return 'That pile is closed: place the turned card on an open pile.';
+    if (key.startsWith('place:')) return 'First choose a pile (click its name), then the card to discard from it.';
     return null;
   }
   if (key === 'stock' || key === 'discard-pile') {
