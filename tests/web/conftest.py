@@ -6,6 +6,7 @@ is set and are skipped otherwise (``scripts/test`` installs all of them)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -42,10 +43,10 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@pytest.fixture(scope="session")
-def server_url(artifacts: Path) -> Iterator[str]:
-    """``python -m service.cli serve`` on a free port, until the session ends."""
-    port = free_port()
+@contextlib.contextmanager
+def serve(port: int, log_path: Path) -> Iterator[str]:
+    """``python -m service.cli serve`` on ``port`` (memory store) until the block ends; its
+    output is appended to ``log_path``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLESTATE_")}
     env.pop("REDIS_URL", None)
     env.update(
@@ -54,14 +55,14 @@ def server_url(artifacts: Path) -> Iterator[str]:
         TABLESTATE_LOG_LEVEL="warning",
         PYTHONUNBUFFERED="1",
     )
-    log = (artifacts / "server.log").open("w")
+    log = log_path.open("a")
     cmd = [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
         while True:
-            assert proc.poll() is None, f"the server exited; see {artifacts / 'server.log'}"
+            assert proc.poll() is None, f"the server exited; see {log_path}"
             try:
                 if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
                     break
@@ -78,6 +79,21 @@ def server_url(artifacts: Path) -> Iterator[str]:
             proc.kill()
             proc.wait()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def serve_at() -> Callable[[int, Path], contextlib.AbstractContextManager[str]]:
+    """``serve`` itself, for a test that stops and starts a server of its own."""
+    return serve
+
+
+@pytest.fixture(scope="session")
+def server_url(artifacts: Path) -> Iterator[str]:
+    """The service on a free port, until the session ends."""
+    log = artifacts / "server.log"
+    log.write_text("")
+    with serve(free_port(), log) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

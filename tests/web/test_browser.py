@@ -1,8 +1,11 @@
 """The reference web client in headless Chromium (tests/node/browser.test.mjs: Playwright
-driving Debian's chromium): the lobby, a short game of each bundled game played to the
-end by clicking, a dropped connection, two windows playing each other. Screenshots are
-kept in tests/web/artifacts/; with TABLESTATE_DOCS_SCREENSHOTS=<folder> the README's
-screenshots are written there too."""
+driving Debian's chromium): the lobby (live), a short game of each bundled game played to
+the end by clicking, a dropped connection, the turn clock and a timeout, leaving and
+rejoining, undo, chat between two players and a spectator, a private table joined by its
+code, a rematch with both seats arriving at the new table and no token in the pages,
+presence when a tab closes, the host's controls, the phone layout and a table the server
+lost. Screenshots are kept in tests/web/artifacts/; with TABLESTATE_DOCS_SCREENSHOTS=<folder>
+the README's screenshots are written there too."""
 
 from __future__ import annotations
 
@@ -14,5 +17,6 @@ def test_web_client_in_chromium(run_node, server_url, artifacts, chromium):
         "CHROMIUM": chromium,
     }
     run_node("browser.test.mjs", env, timeout=600)
-    for name in ("lobby", "five-crowns", "all-fives", "five-by-five", "two-windows-result"):
+    names = ("lobby", "five-crowns", "five-crowns-result", "all-fives", "five-by-five")
+    for name in (*names, "five-by-five-phone", "two-windows-result", "rematch"):
         assert (artifacts / f"{name}.png").stat().st_size > 0

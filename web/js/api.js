@@ -34,18 +34,23 @@ const EVENTS = `subscription Follow($tableId: ID!, $after: String) {
   tableEvents(tableId: $tableId, after: $after) { cursor version type seat at data }
 }`;
 
+// What the lobby shows of a table (also asked of tables(...)).
+export const TABLE_ROW = `id status private createdAt options game { id name }
+  houseRules { id name } seats { index name kind isHost connected }`;
+
+const LOBBY = `subscription Lobby {
+  lobbyEvents { type tableId gameId status table { ${TABLE_ROW} } }
+}`;
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Follow a table's events from `after` (null: from its first event), for ever: a dropped
-// connection is retried with backoff, and the subscription resumes from the last cursor
-// seen. graphql-ws sends the subscribe payload again on every retry, so keeping
-// `variables.after` at the newest cursor is all resuming takes.
+// One subscription, for ever: a dropped connection is retried with backoff, and a dead one
+// is caught by ping/pong. graphql-ws sends the subscribe payload again on every retry, so
+// a caller that keeps `variables` up to date (a cursor) resumes where it stopped.
 //
-// onEvent(event) for each event; onStatus(status, detail) with 'connecting', 'live',
+// onData(data) for each result; onStatus(status, detail) with 'connecting', 'live',
 // 'offline' or 'failed' (a refusal that retrying will not fix, e.g. a bad token).
-export function follow(tableId, token, after, { onEvent, onStatus }) {
-  const variables = { tableId, after: after ?? null };
-  const seen = new Set();
+function subscription(query, variables, token, { onData, onStatus }) {
   let pongTimer;
   let stopped = false;
   let dispose = () => {};
@@ -78,21 +83,21 @@ export function follow(tableId, token, after, { onEvent, onStatus }) {
 
   const subscribe = () => {
     dispose = client.subscribe(
-      { query: EVENTS, variables },
+      { query, variables },
       {
         next: ({ data, errors }) => {
           if (errors?.length) {
             onStatus('failed', new ApiError(errors));
             return;
           }
-          const event = data.tableEvents;
-          variables.after = event.cursor;
-          if (seen.has(event.cursor)) return;
-          seen.add(event.cursor);
-          onEvent(event);
+          onData(data);
         },
         error: (err) => {
           if (stopped) return;
+          if (err && err.code === 4403) {
+            onStatus('failed', new ApiError([{ message: 'the server no longer knows this token', extensions: { code: 'UNAUTHENTICATED' } }]));
+            return;
+          }
           const errors = Array.isArray(err) ? err : null;
           const code = errors?.[0]?.extensions?.code;
           if (errors && code === 'SLOW_CONSUMER') {
@@ -109,9 +114,6 @@ export function follow(tableId, token, after, { onEvent, onStatus }) {
   subscribe();
 
   return {
-    get cursor() {
-      return variables.after;
-    },
     // Drop the socket as a network failure would (used by the tests); it comes back.
     drop: () => client.terminate(),
     close: () => {
@@ -120,4 +122,57 @@ export function follow(tableId, token, after, { onEvent, onStatus }) {
       client.dispose();
     },
   };
+}
+
+// Follow a table's events from `after` (null: from its first event), resuming from the
+// last cursor seen after any drop: no gap, no duplicate.
+export function follow(tableId, token, after, { onEvent, onStatus }) {
+  const variables = { tableId, after: after ?? null };
+  const seen = new Set();
+  const sub = subscription(EVENTS, variables, token, {
+    onStatus,
+    onData: (data) => {
+      const event = data.tableEvents;
+      variables.after = event.cursor;
+      if (seen.has(event.cursor)) return;
+      seen.add(event.cursor);
+      onEvent(event);
+    },
+  });
+  return {
+    get cursor() {
+      return variables.after;
+    },
+    drop: sub.drop,
+    close: sub.close,
+  };
+}
+
+// The open public tables, live: onTables(map of id -> table) after each snapshot and change.
+// Every reconnection starts from a new snapshot (the server keeps no lobby history).
+export function followLobby({ onTables, onStatus }) {
+  let tables = new Map();
+  let fresh = null; // the snapshot being read, until lobby.live
+  return subscription(LOBBY, {}, undefined, {
+    onStatus,
+    onData: (data) => {
+      const event = data.lobbyEvents;
+      if (event.type === 'table.listed') {
+        fresh = fresh || new Map();
+        fresh.set(event.tableId, event.table);
+        return;
+      }
+      if (event.type === 'lobby.live') {
+        tables = fresh || new Map();
+        fresh = null;
+      } else if (event.type === 'table.closed' || !event.table) {
+        tables.delete(event.tableId);
+        fresh?.delete(event.tableId);
+      } else {
+        tables.set(event.tableId, event.table);
+        fresh?.set(event.tableId, event.table);
+      }
+      if (!fresh) onTables(tables);
+    },
+  });
 }

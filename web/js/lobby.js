@@ -1,20 +1,23 @@
-// The lobby: the installed games, a form to open a table (seats, options, house rules),
-// the open tables, and the tables this browser holds tokens for.
+// The lobby: the installed games, a form to open a table (seats, options, house rules,
+// private or not), joining a private table by its code, the open tables (live), those
+// being played, and the tables this browser holds tokens for.
 
-import { request } from './api.js';
+import { TABLE_ROW, followLobby, request } from './api.js';
 import { h, humanize, replaceChildren } from './dom.js';
+import { gameView } from './games/index.js';
+import { optionsFields, optionsLine, readOptions, ruleText } from './options.js';
 import * as store from './store.js';
+import { list } from './words.js';
 
 const GAMES = `query Games {
   games { id name summary minPlayers maxPlayers options
     houseRules { id name description conflictsWith minPlayers maxPlayers } }
 }`;
-const OPEN_TABLES = `query OpenTables {
-  open: tables(status: OPEN, first: 20) { nodes { id status createdAt game { id name } seats { index name kind } } }
-  playing: tables(status: PLAYING, first: 10) { nodes { id status createdAt game { id name } seats { index name kind } } }
+const PLAYING_TABLES = `query PlayingTables {
+  playing: tables(status: PLAYING, first: 10) { nodes { ${TABLE_ROW} } }
 }`;
-const CREATE = `mutation Create($game: ID!, $rules: [ID!], $options: JSON, $seats: Int) {
-  createTable(gameId: $game, houseRules: $rules, options: $options, seats: $seats) { hostToken table { id } }
+const CREATE = `mutation Create($game: ID!, $rules: [ID!], $options: JSON, $seats: Int, $private: Boolean!) {
+  createTable(gameId: $game, houseRules: $rules, options: $options, seats: $seats, private: $private) { hostToken table { id } }
 }`;
 const JOIN = `mutation Join($t: ID!, $name: String!, $seed: String) {
   joinTable(tableId: $t, name: $name, clientSeed: $seed) { seat playerToken }
@@ -24,39 +27,107 @@ export function showLobby(root, app) {
   let games = [];
   let chosen = null;
   let timer = null;
-  const tablesBox = h('div', { class: 'tables-box' }, h('p', { class: 'muted' }, 'Loading tables…'));
+  let open = null; // the open public tables, live (null: not yet known)
+  let playing = null;
+  let lobbyStatus = 'connecting';
+  const openBox = h('div', { class: 'open-box' }, h('section', { class: 'panel' }, h('h3', {}, 'Open tables'), h('p', { class: 'muted' }, 'Loading tables…')));
+  const playingBox = h('div', { class: 'playing-box' });
+  const tablesBox = h('div', { class: 'tables-box' }, openBox, playingBox);
   const formBox = h('div', { class: 'form-box' });
 
-  async function loadTables() {
+  const lobby = followLobby({
+    onTables: (tables) => {
+      open = [...tables.values()].sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)));
+      renderTables();
+    },
+    onStatus: (status) => {
+      lobbyStatus = status;
+      renderTables();
+    },
+  });
+
+  async function loadPlaying() {
     try {
-      const data = await request(OPEN_TABLES);
-      replaceChildren(tablesBox, tableList('Open tables', data.open.nodes, 'No open table: create one.'), tableList('Being played', data.playing.nodes, 'None right now.'));
-    } catch (err) {
-      replaceChildren(tablesBox, h('p', { class: 'error' }, `Could not list the tables: ${err.message}`));
+      playing = (await request(PLAYING_TABLES)).playing.nodes;
+    } catch {
+      playing = null;
     }
+    renderTables();
   }
 
-  function tableList(title, nodes, empty) {
+  function renderTables() {
+    const live = h('span', { class: `conn conn-${lobbyStatus === 'live' ? 'live' : 'connecting'}` }, lobbyStatus === 'live' ? ' ● live' : ' ○ reconnecting…');
+    replaceChildren(openBox, tableList(['Open tables', live], open, 'No open table: create one.', { joinable: true }));
+    replaceChildren(playingBox, tableList(['Being played'], playing, 'None right now.', { joinable: false }));
+  }
+
+  function gameOf(t) {
+    return games.find((g) => g.id === t.game.id);
+  }
+
+  // One table, told apart from the others: the game, what it changed from the defaults,
+  // its host, who sits there, when it opened and a piece of its id.
+  function tableRow(t, { joinable }) {
+    const taken = t.seats.filter((s) => s.kind !== 'EMPTY');
+    const host = t.seats.find((s) => s.isHost);
+    const full = taken.length >= t.seats.length;
+    const g = gameOf(t);
+    const opts = g ? optionsLine(t.options, g.options, gameView(g.id)) : [];
+    const rules = t.houseRules.map((r) => r.name);
+    const who = taken.map((s) => `${s.name}${s.kind === 'BOT' ? ' (bot)' : ''}`);
+    return h(
+      'li',
+      { class: 'table-row' },
+      h('a', { href: `#/table/${t.id}`, 'data-table': t.id }, t.game.name),
+      opts.length || rules.length ? h('span', { class: 'row-options' }, ` · ${[...opts, ...rules].join(' · ')}`) : '',
+      h('br'),
+      h('span', { class: 'row-seats' }, `${taken.length} of ${t.seats.length} seats`, who.length ? `: ${list(who)}` : ''),
+      host ? h('span', { class: 'muted' }, ` · host ${host.name}`) : '',
+      h('span', { class: 'muted' }, ` · opened ${ago(t.createdAt)} · table ${t.id.slice(0, 6)}`),
+      ' ',
+      joinable && !full ? h('a', { class: 'button small', href: `#/table/${t.id}`, 'aria-label': `Join ${t.game.name}, table ${t.id.slice(0, 6)}` }, 'Join') : h('a', { class: 'button small', href: `#/table/${t.id}`, 'aria-label': `Watch ${t.game.name}, table ${t.id.slice(0, 6)}` }, full && joinable ? 'Full: watch' : 'Watch'),
+    );
+  }
+
+  function tableList(title, nodes, empty, options) {
     return h(
       'section',
       { class: 'panel' },
       h('h3', {}, title),
-      nodes.length
-        ? h(
-            'ul',
-            { class: 'table-list' },
-            nodes.map((t) => {
-              const taken = t.seats.filter((s) => s.kind !== 'EMPTY');
-              return h(
-                'li',
-                {},
-                h('a', { href: `#/table/${t.id}`, 'data-table': t.id }, `${t.game.name}`),
-                ` · ${taken.length}/${t.seats.length} seated`,
-                taken.length ? h('span', { class: 'muted' }, ` (${taken.map((s) => s.name).join(', ')})`) : '',
-              );
-            }),
-          )
-        : h('p', { class: 'muted' }, empty),
+      nodes === null
+        ? h('p', { class: 'muted' }, 'Loading tables…')
+        : nodes.length
+          ? h('ul', { class: 'table-list' }, nodes.map((t) => tableRow(t, options)))
+          : h('p', { class: 'muted' }, empty),
+    );
+  }
+
+  // A private table is unlisted: its players come with its link, or its id and code.
+  function joinByCode() {
+    const where = h('input', { id: 'code-table', autocomplete: 'off', spellcheck: 'false', placeholder: 'the link, or the table id' });
+    const code = h('input', { id: 'code-code', autocomplete: 'off', spellcheck: 'false', maxlength: 40 });
+    const submit = (e) => {
+      e.preventDefault();
+      const text = where.value.trim();
+      const id = /#\/table\/([^?/]+)/.exec(text)?.[1] || text;
+      if (!id) {
+        where.focus();
+        return;
+      }
+      const fromLink = /[?&]code=([^&]+)/.exec(text)?.[1];
+      const joinCode = code.value.trim() || (fromLink ? decodeURIComponent(fromLink) : '');
+      app.navigate(`#/table/${encodeURIComponent(id)}${joinCode ? `?code=${encodeURIComponent(joinCode)}` : ''}`);
+    };
+    return h(
+      'section',
+      { class: 'panel join-private' },
+      h('h3', {}, 'Join a private table'),
+      h(
+        'form',
+        { onsubmit: submit, 'aria-label': 'Join a private table' },
+        h('p', {}, h('label', { for: 'code-table' }, 'Table '), where),
+        h('p', {}, h('label', { for: 'code-code' }, 'Join code '), code, ' ', h('button', { type: 'submit' }, 'Go to the table')),
+      ),
     );
   }
 
@@ -76,7 +147,9 @@ export function showLobby(root, app) {
           return h(
             'li',
             {},
-            h('a', { href }, `${humanize(t.gameId || 'table')} ${t.id.slice(0, 8)}`),
+            h('a', { href }, games.find((g) => g.id === t.gameId)?.name || humanize(t.gameId || 'table')),
+            ` · table ${t.id.slice(0, 6)}`,
+            Object.entries(t.seats).length ? ` · you: ${Object.entries(t.seats).map(([i, x]) => `${x.name || 'a player'} (seat ${Number(i) + 1})`).join(', ')}` : '',
             t.host ? ' · host' : '',
             ' ',
             h(
@@ -147,6 +220,7 @@ export function showLobby(root, app) {
           formBox,
         ),
         tablesBox,
+        joinByCode(),
         myTables(),
       ),
     );
@@ -160,13 +234,15 @@ export function showLobby(root, app) {
       { id: 'seats', name: 'seats' },
       range(game.minPlayers, game.maxPlayers).map((n) => h('option', { value: n, selected: n === defaultSeats }, String(n))),
     );
-    const optionFields = optionsFields(game.options);
+    const view = gameView(game.id);
+    const optionFields = optionsFields(game.options, view);
     const ruleBoxes = game.houseRules.map((rule) => ({
       rule,
       input: h('input', { type: 'checkbox', name: 'rule', value: rule.id, id: `rule-${rule.id}` }),
       note: h('span', { class: 'rule-notes' }),
     }));
     const play = h('input', { type: 'checkbox', id: 'play-too', checked: true });
+    const privately = h('input', { type: 'checkbox', id: 'private' });
 
     // A rule is offered only where it may be on: no conflict with a ticked rule, and the
     // chosen number of seats within its player range.
@@ -180,8 +256,9 @@ export function showLobby(root, app) {
         if (input.disabled) input.checked = false;
         const notes = [];
         if (rule.minPlayers || rule.maxPlayers) notes.push(`players: ${rule.minPlayers === rule.maxPlayers ? rule.minPlayers : `${rule.minPlayers || 1}–${rule.maxPlayers || game.maxPlayers}`}`);
-        if (rule.conflictsWith.length) notes.push(`conflicts with ${rule.conflictsWith.map(humanize).join(', ')}`);
-        if (conflict) notes.push(`unavailable while ${humanize(conflict)} is on`);
+        const ruleName = (id) => game.houseRules.find((r) => r.id === id)?.name || humanize(id);
+        if (rule.conflictsWith.length) notes.push(`conflicts with ${rule.conflictsWith.map(ruleName).join(', ')}`);
+        if (conflict) notes.push(`unavailable while ${ruleName(conflict)} is on`);
         note.textContent = notes.length ? ` (${notes.join('; ')})` : '';
       }
     };
@@ -203,7 +280,7 @@ export function showLobby(root, app) {
         const read = readOptions(optionFields);
         const options = Object.keys(read).length ? read : null;
         const rules = ruleBoxes.filter((b) => b.input.checked).map((b) => b.rule.id);
-        const made = (await request(CREATE, { game: game.id, rules, options, seats: Number(seats.value) })).createTable;
+        const made = (await request(CREATE, { game: game.id, rules, options, seats: Number(seats.value), private: privately.checked })).createTable;
         const tableId = made.table.id;
         store.rememberHost(tableId, game.id, made.hostToken);
         let seat = null;
@@ -232,10 +309,11 @@ export function showLobby(root, app) {
             { class: 'rules' },
             h('legend', {}, 'House rules'),
             ruleBoxes.map(({ rule, input, note }) =>
-              h('div', { class: 'rule' }, input, ' ', h('label', { for: input.id }, h('strong', {}, rule.name), ' ', h('span', { class: 'rule-desc' }, rule.description)), note),
+              h('div', { class: 'rule' }, input, ' ', h('label', { for: input.id }, h('strong', {}, rule.name), ' ', h('span', { class: 'rule-desc' }, ruleText(rule, view))), note),
             ),
           )
         : null,
+      h('p', {}, privately, ' ', h('label', { for: 'private' }, h('strong', {}, 'Private'), ' — not listed in the lobby; players join with a code you get')),
       h('p', {}, play, ' ', h('label', { for: 'play-too' }, 'I take a seat (as host)')),
       h('p', {}, h('button', { type: 'submit', class: 'primary' }, 'Create the table')),
     );
@@ -249,71 +327,31 @@ export function showLobby(root, app) {
       app.notify(err);
     }
     render();
-    loadTables();
-    timer = setInterval(loadTables, 5000);
+    renderTables();
+    loadPlaying();
+    // The open tables come live; the ones being played (and the "opened … ago") every 10 s.
+    timer = setInterval(loadPlaying, 10_000);
   }
   start();
 
   return {
     destroy() {
       clearInterval(timer);
+      lobby.close();
     },
   };
+}
+
+function ago(iso) {
+  const seconds = (Date.now() - Date.parse(iso)) / 1000;
+  if (!Number.isFinite(seconds) || seconds < 60) return 'just now';
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
+  return `${Math.floor(seconds / 86400)} days ago`;
 }
 
 function range(a, b) {
   const out = [];
   for (let i = a; i <= b; i += 1) out.push(i);
-  return out;
-}
-
-// Form fields from the game's options (a JSON Schema with defaults). Objects (such as
-// per-objective points) get a folded group of their own fields.
-function optionsFields(schema, prefix = '') {
-  const fields = [];
-  for (const [key, prop] of Object.entries(schema?.properties || {})) {
-    const id = `opt-${prefix}${key}`;
-    const label = h('label', { for: id }, humanize(key));
-    const hint = prop.description ? h('span', { class: 'hint' }, prop.description) : null;
-    if (prop.type === 'object') {
-      const inner = optionsFields(prop, `${key}.`);
-      fields.push({
-        key,
-        nested: inner,
-        row: h('details', { class: 'option-group' }, h('summary', {}, humanize(key), hint ? [' — ', hint] : ''), h('div', { class: 'option-grid' }, inner.map((f) => f.row))),
-      });
-      continue;
-    }
-    let input;
-    if (prop.enum) {
-      input = h('select', { id }, prop.enum.map((v) => h('option', { value: JSON.stringify(v), selected: v === prop.default }, String(v))));
-    } else if (prop.type === 'boolean') {
-      input = h('input', { id, type: 'checkbox', checked: Boolean(prop.default) });
-    } else if (prop.type === 'integer' || prop.type === 'number') {
-      input = h('input', { id, type: 'number', min: prop.minimum, max: prop.maximum, step: prop.type === 'integer' ? 1 : 'any', value: prop.default ?? '', inputmode: 'numeric' });
-    } else {
-      input = h('input', { id, value: prop.default ?? '' });
-    }
-    fields.push({ key, prop, input, row: h('div', { class: 'option' }, label, ' ', input, hint ? [' ', hint] : '') });
-  }
-  return fields;
-}
-
-// Only what differs from the defaults is sent.
-function readOptions(fields) {
-  const out = {};
-  for (const f of fields) {
-    if (f.nested) {
-      const inner = readOptions(f.nested);
-      if (Object.keys(inner).length) out[f.key] = inner;
-      continue;
-    }
-    let value;
-    if (f.prop.enum) value = JSON.parse(f.input.value);
-    else if (f.prop.type === 'boolean') value = f.input.checked;
-    else if (f.prop.type === 'integer' || f.prop.type === 'number') value = f.input.value === '' ? undefined : Number(f.input.value);
-    else value = f.input.value;
-    if (value !== undefined && value !== f.prop.default) out[f.key] = value;
-  }
   return out;
 }

@@ -56,9 +56,12 @@ export class Chooser {
   }
 }
 
-// Enable the view's elements that are legal next steps, and return buttons for the steps
-// the view has no element for. onPick(key) is called on a click.
-export function wire(root, chooser, onPick) {
+// Mark the view's elements that are legal next steps (class "playable"), and return
+// buttons for the steps the view has no element for: { choices, forfeits } (forfeiting a
+// turn is kept apart, after the moves). onPick(key) is called on a click of a step;
+// onBlocked(key) on a click of an element that is not a legal step now, so that the page
+// can say why (such elements stay focusable, with aria-disabled).
+export function wire(root, chooser, onPick, onBlocked = () => {}) {
   const next = chooser.next();
   const pickedKeys = new Set(chooser.picked.map((s) => s.key));
   const shown = new Set();
@@ -66,9 +69,11 @@ export function wire(root, chooser, onPick) {
     const key = el.dataset.step;
     const step = next.get(key);
     const picked = pickedKeys.has(key);
-    el.disabled = !step && !picked;
+    el.disabled = false;
     el.classList.toggle('playable', Boolean(step));
     el.classList.toggle('picked', picked);
+    el.classList.toggle('blocked', !step && !picked);
+    if (!step && !picked) el.setAttribute('aria-disabled', 'true');
     if (picked) el.setAttribute('aria-pressed', 'true');
     el.dataset.key = `step:${key}`;
     const label = el.dataset.label || el.textContent.trim();
@@ -79,22 +84,25 @@ export function wire(root, chooser, onPick) {
       el.addEventListener('click', () => onPick(key));
     } else if (picked) {
       el.addEventListener('click', () => onPick(null));
+    } else {
+      el.addEventListener('click', () => onBlocked(key, el));
     }
   }
-  return [...next.values()]
-    .filter((step) => !shown.has(step.key))
-    .map((step) =>
-      h(
-        'button',
-        {
-          class: `choice ${step.className || ''}`,
-          'data-step-choice': step.key,
-          'data-key': `choice:${step.key}`,
-          onclick: () => onPick(step.key),
-        },
-        step.label,
-      ),
+  const button = (step) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: `choice ${step.className || ''}`,
+        'data-step-choice': step.key,
+        'data-key': `choice:${step.key}`,
+        onclick: () => onPick(step.key),
+      },
+      step.label,
     );
+  const rest = [...next.values()].filter((step) => !shown.has(step.key));
+  const isForfeit = (step) => (step.className || '').split(' ').includes('forfeit');
+  return { choices: rest.filter((s) => !isForfeit(s)).map(button), forfeits: rest.filter(isForfeit).map(button) };
 }
 
 // A readable line for any move (used by the generic view and the event log).

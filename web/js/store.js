@@ -49,6 +49,12 @@ export function rememberSeat(tableId, gameId, seat, token, name) {
   });
 }
 
+export function forgetHost(tableId) {
+  update(tableId, (rec) => {
+    delete rec.host;
+  });
+}
+
 export function forgetSeat(tableId, seat) {
   update(tableId, (rec) => {
     delete rec.seats[seat];
