@@ -161,7 +161,12 @@ def _from(tp: Any, data: Any) -> Any:
     return data
 
 
-def from_json(data: Any) -> State:
-    """The state ``to_json`` wrote."""
+def encode(state: State) -> Any:
+    """The state as JSON for the store."""
+    return to_json(state)
+
+
+def decode(data: Any) -> State:
+    """The state from the store's JSON (what ``encode`` wrote)."""
     state: State = _from(State, data)
     return state
