@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from plugins.five_by_five import _end
+from plugins.five_by_five import flow
 from plugins.five_by_five.game import GAME
 from plugins.five_by_five.rules import ACTION_COUNTS, REGULAR_IDS
 from plugins.five_by_five.state import ACTED, FINAL, OVER, PLACE, REFILL, TURN, Player
@@ -710,7 +710,7 @@ def seat_scores(*scored: list[int]) -> tuple[Player, ...]:
 def test_winner_and_tie_breaks(scored, dice, winners, rounds) -> None:
     d = driver()
     state = replace(d.state, players=seat_scores(*scored))
-    state, events = _end.finish(state, FixedRng(ints=dice))
+    state, events = flow.finish(state, FixedRng(ints=dice))
     assert state.winners == winners and len(state.rolloffs) == rounds
     assert types(events) == ["rolloff.rolled"] * rounds + ["game.scored"]
 
