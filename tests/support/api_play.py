@@ -400,7 +400,8 @@ async def finish(t: Table, final: dict[str, Any], followers: list[asyncio.Future
     assert loaded is not None and loaded.state == states[loaded.version]
     report = replay(loaded.table, moves, loaded.game, loaded.rules)
     assert report.ok, report.reason
-    by_cursor = {e.cursor: e for e in stored}
+    by_cursor, game = {e.cursor: e for e in stored}, registry().games[t.game_id]
+    checked: dict[tuple[int | None, int], Any] = {}  # the tables checked, by seat and version
     for seat, events in t.seen.items():  # each subscriber: every event once, in order
         assert [e["cursor"] for e in events] == list(by_cursor), f"seat {seat}: gap or extra"
         for e in events:
@@ -411,13 +412,13 @@ async def finish(t: Table, final: dict[str, Any], followers: list[asyncio.Future
             if table["state"] is None:
                 assert table["status"] == "OPEN" and table["legalMoves"] == []
                 continue
+            if checked.get((seat, table["version"])) == table:
+                continue
             state = states[table["version"]]
-            legal = (
-                registry().games[t.game_id].legal_moves(state, seat, loaded.rules)
-                if (seat is not None and seat in registry().games[t.game_id].to_act(state))
-                else []
-            )
+            acting = seat is not None and seat in game.to_act(state)
+            legal = game.legal_moves(state, seat, loaded.rules) if acting else []
             check_view(t, table, state, seat, list(legal))
+            checked[seat, table["version"]] = table
     for seat, e in t.answered:  # what makeMove answered the mover
         assert e["data"] == delivered(by_cursor[e["cursor"]], seat)
     for seat in (None, *t.tokens):  # the events over HTTP
