@@ -37,10 +37,8 @@ def result(state: State) -> Result | None:
     if not state.over:
         return None
     best = max(state.scores)
-    return Result(
-        tuple(s for i, s in enumerate(state.seats) if state.scores[i] == best),
-        {s: state.scores[i] for i, s in enumerate(state.seats)},
-    )
+    winners = tuple(s for s, score in zip(state.seats, state.scores, strict=True) if score == best)
+    return Result(winners, dict(zip(state.seats, state.scores, strict=True)))
 
 
 def undoable(before: State, seat: int, move: Move, outcome: Outcome[State]) -> bool:
