@@ -137,6 +137,15 @@ PLAYOUTS: Final = (
         {"id": f"bots-{n}p", "players": n, "seed": f"bots-{n}", "bots": "all", "repeat": 3}
         for n in (2, 3)
     ),
+    # the cards run until the stock is too short: the deal is void and dealt again
+    {
+        "id": "4p-void-deal",
+        "seats": [0, 1, 2, 3],
+        "rules": [PARTNERS],
+        "options": FAST,
+        "seed": "void-15",
+        "expect": {"deal.void": 1},
+    },
 )
 
 # seed, players, bots, an empty seat (the rules then set one by one while the table is open)
@@ -237,6 +246,12 @@ class Facts(GameFacts):
     ) -> set[str]:
         """The cards played and turned up face up, which a new deal may have shuffled away."""
         return {e.data["card"] for e in events if e.type in ("card.played", "card.turned")}
+
+    def shown(self, before: State, after: State, seat: int, events: Sequence[Event]) -> set[str]:
+        """The packets dealt to ``seat`` in a deal this commit voided and dealt again."""
+        last = max((i for i, e in enumerate(events) if e.type == "deal.started"), default=0)
+        dealt = [e.private.get(seat, {}) for e in events[:last] if e.type == "cards.dealt"]
+        return {c for part in dealt for c in part.get("cards", ())}
 
     def scramble(self, state: State, seat: int | None, rng: random.Random) -> State:
         pos = state.position(seat) if seat is not None else None
