@@ -246,13 +246,18 @@ def check_golden(
 
 def strings(value: Any) -> list[str]:
     """Every string of a JSON value, keys included."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Mapping):
-        return [s for k, v in value.items() for s in (*strings(k), *strings(v))]
-    if isinstance(value, list | tuple | set | frozenset):
-        return [s for v in value for s in strings(v)]
-    return []
+    out: list[str] = []
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, Mapping):
+            todo += item.keys()
+            todo += item.values()
+        elif isinstance(item, list | tuple | set | frozenset):
+            todo += item
+    return out
 
 
 class GameFacts:
