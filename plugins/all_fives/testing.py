@@ -54,7 +54,7 @@ def _config(
     seats: Sequence[int], rules: Sequence[str], options: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Three games of random legal play; at every step every listed move is tried, and
-    every other step every move that could be made is refused if and only if unlisted."""
+    every third step every move that could be made is refused if and only if unlisted."""
     names = "+".join(x.split("/")[1] for x in rules) or "default"
     id_ = f"{len(seats)}p{''.join(map(str, seats))}-{names}-{options.get('targetScore', 60)}"
     return {
@@ -64,7 +64,7 @@ def _config(
         "options": dict(options),
         "seed": id_,
         "repeat": 3,
-        "refusals_every": 2,
+        "refusals_every": 3,
     }
 
 
