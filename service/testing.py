@@ -1,24 +1,34 @@
-"""Helpers for plugin authors: play a game with no server, with fixed or seeded chance.
+"""Helpers for plugin authors: play a game with no server, with fixed or seeded chance,
+and check the invariants every game keeps (DESIGN.md) with what the game says of itself.
 
-from service.testing import GameDriver
+from service.testing import GameDriver, play_checked
 d = GameDriver(MY_GAME, players=3, options={"rounds": 2}, seed="abc")
 d.move(d.to_act()[0], {"draw": {"source": "STOCK"}})
 d.random_playout()          # plays random legal moves to the end, checking invariants
+play_checked(GameDriver(MY_GAME, 3, seed="s"), FACTS, {"seed": "s"})  # and all of DESIGN.md's
+
+Over 400 lines on purpose: a plugin author imports everything from this one module (the
+driver, golden logs, the invariants and the facts a game states for them).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import random
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from service.engine.game import Event, GameDef, Move, Outcome, Rejected, Result, SetupContext
 from service.engine.options import resolve
 from service.engine.rng import Rng
 from service.engine.ruleset import RuleSet
+
+if TYPE_CHECKING:
+    from service.plugins import Registry
 
 T = TypeVar("T")
 
@@ -229,3 +239,259 @@ def check_golden(
     kept = path.read_text().splitlines()
     assert golden_replay(kept, make_driver) == kept, "the moves no longer replay the same"
     assert lines == kept, "the bot no longer plays the same game"
+
+
+# -- the invariants every game keeps (DESIGN.md), for any game -------------------------------
+
+
+def strings(value: Any) -> list[str]:
+    """Every string of a JSON value, keys included."""
+    out: list[str] = []
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, Mapping):
+            todo += item.keys()
+            todo += item.values()
+        elif isinstance(item, list | tuple | set | frozenset):
+            todo += item
+    return out
+
+
+class GameFacts:
+    """What the invariant checks need to know of a game: subclass it in the ``testing``
+    module of the game's plugin package as ``FACTS``, where ``facts_of`` finds it.
+
+    Items are strings (a card, a die). ``deck`` and ``items`` count them for conservation;
+    ``is_item``, ``hidden``, ``visible`` and ``released`` name them for secrecy: viewer V
+    may not know what is hidden from V and in no place V sees. ``playouts`` and
+    ``api_games`` are the cases the shared tests play (``case_driver`` reads one);
+    ``free_kinds`` the kinds of move that take any valid arguments of which the legal
+    moves list some (a meld's arrangement): such a move may be accepted though unlisted.
+    """
+
+    playouts: Sequence[Mapping[str, Any]] = ()
+    api_games: Sequence[Mapping[str, Any]] = ()
+    free_kinds: frozenset[str] = frozenset()
+
+    def deck(
+        self, seats: Sequence[int], options: Mapping[str, Any], rules: RuleSet
+    ) -> Counter[str]:
+        """Every item the table plays with, counted (house rules may change it)."""
+        raise NotImplementedError
+
+    def items(self, state: Any) -> Counter[str]:
+        """Every item where it is now, counted once per place it is in."""
+        raise NotImplementedError
+
+    def is_item(self, name: str) -> bool:
+        """Whether a string of a view, an event or a refusal names an item."""
+        raise NotImplementedError
+
+    def names(self, value: Any) -> set[str]:
+        """The items a JSON value names."""
+        return {s for s in strings(value) if self.is_item(s)}
+
+    def hidden(self, state: Any, seat: int | None) -> set[str]:
+        """The items in places hidden from ``seat`` (None: a spectator)."""
+        raise NotImplementedError
+
+    def visible(self, state: Any, seat: int | None) -> set[str]:
+        """The items in places ``seat`` sees."""
+        raise NotImplementedError
+
+    def scramble(self, state: Any, seat: int | None, rng: random.Random) -> Any:
+        """The same state with what ``seat`` may not see moved about: its view is the same."""
+        raise NotImplementedError
+
+    def released(
+        self, before: Any, after: Any, seat: int | None, events: Sequence[Event]
+    ) -> set[str]:
+        """The items of ``seat``'s that its move (these events) showed everyone."""
+        return set()
+
+    def shown(self, before: Any, after: Any, seat: int, events: Sequence[Event]) -> set[str]:
+        """The items a commit showed ``seat`` alone that neither state lets it see (a hand
+        dealt, then voided and dealt again in the same commit)."""
+        return set()
+
+    def moves(self, state: Any, seat: int) -> list[Move]:
+        """Well-formed moves worth trying now, the legal ones among them."""
+        return []
+
+    def options(self, pick: random.Random, players: int) -> dict[str, Any]:
+        """Random table options that keep a game short."""
+        return {}
+
+    def check_view(self, state: Any, seat: int | None, view: Any) -> None:
+        """Raise AssertionError when ``view`` is not what ``seat`` sees of ``state``."""
+
+    def check_commit(
+        self, before: Any, after: Any, events: Sequence[Event], rules: RuleSet
+    ) -> None:
+        """Raise AssertionError when a commit (``before`` None: the setup) breaks an
+        invariant of this game's own."""
+
+
+def facts_of(registry: Registry, game_id: str) -> GameFacts:
+    """The ``FACTS`` of an installed game: ``<its plugin's module>.testing.FACTS``."""
+    for info in registry.plugins:
+        if game_id in info.games:
+            module = registry.pm.get_plugin(info.name)
+            found: GameFacts = importlib.import_module(f"{module.__name__}.testing").FACTS
+            return found
+    raise LookupError(f"no installed game {game_id!r}")
+
+
+def case_driver(game: GameDef[Any], case: Mapping[str, Any], registry: Registry) -> GameDriver:
+    """The driver of a case: ``seats`` or ``players`` (a count), ``rules`` (ids, with or
+    without ``<game id>/``), ``options`` and ``seed``."""
+    seats = case["seats"] if "seats" in case else case["players"]
+    rules = [r if "/" in r else f"{game.id}/{r}" for r in case.get("rules", ())]
+    ruleset = registry.ruleset(game.id, rules)
+    return GameDriver(game, seats, dict(case.get("options", {})), ruleset, str(case["seed"]))
+
+
+def secret(facts: GameFacts, state: Any, seat: int | None) -> set[str]:
+    """What ``seat`` may not know of ``state``."""
+    return facts.hidden(state, seat) - facts.visible(state, seat)
+
+
+def check_conserved(d: GameDriver, facts: GameFacts) -> None:
+    """Conservation: every item of the table's deck is in exactly one place."""
+    found, deck = facts.items(d.state), facts.deck(d.seats, d.options, d.rules)
+    assert found == deck, f"items appeared {found - deck} or vanished {deck - found}"
+
+
+def check_state(d: GameDriver, facts: GameFacts, rng: random.Random) -> None:
+    """Conservation, and every view secret: it names nothing its viewer may not know and
+    stays the same when what the viewer may not see is moved about."""
+    check_conserved(d, facts)
+    for seat in (None, *d.seats):
+        view = d.view(seat)
+        leak = facts.names(view) & secret(facts, d.state, seat)
+        assert not leak, f"the view of seat {seat} shows {sorted(leak)}"
+        again = d.game.view(facts.scramble(d.state, seat, rng), seat)
+        assert again == view, f"the view of seat {seat} changes with what it may not see"
+        facts.check_view(d.state, seat, view)
+
+
+def check_events(facts: GameFacts, seats: Sequence[int], before: Any, after: Any,
+                 actor: int | None, events: Sequence[Event]) -> None:  # fmt: skip
+    """One commit's events (``before`` None: the setup's): private parts go to seats in
+    play; no public part names what a spectator knows neither before nor after (bar the
+    actor's items it showed), no private part what its seat knows neither before nor after."""
+    first = before if before is not None else after
+    public = secret(facts, first, None) & secret(facts, after, None)
+    public -= facts.released(before, after, actor, events) if before is not None else set()
+    for e in events:
+        assert set(e.private) <= set(seats), f"{e.type} has a private part for no seat in play"
+        leak = facts.names(e.data) & public
+        assert not leak, f"{e.type} shows everyone {sorted(leak)}"
+        for seat, part in e.private.items():
+            leak = facts.names(part) & secret(facts, first, seat) & secret(facts, after, seat)
+            leak -= facts.shown(first, after, seat, events)
+            assert not leak, f"{e.type} shows seat {seat} {sorted(leak)}"
+
+
+def _key(move: Move) -> str:
+    return json.dumps(move, sort_keys=True)
+
+
+def check_moves(d: GameDriver, probe: bool) -> None:
+    """Progress: a game not over has a seat to act; exactly the seats to act have legal
+    moves, none listed twice; with ``probe``, each is well formed and accepted."""
+    acting = d.to_act()
+    assert bool(acting) == (d.result() is None), f"to act {acting} at result {d.result()}"
+    for seat in d.seats:
+        moves = d.legal(seat)
+        assert bool(moves) == (seat in acting), f"seat {seat}: {len(moves)} legal moves"
+        assert len({_key(m) for m in moves}) == len(moves), "a move is listed twice"
+        for move in moves if probe else ():
+            assert d.game.check_move(move) is None, move
+            out = d.game.apply(d.state, seat, move, Rng(b"probe"), d.rules)
+            assert isinstance(out, Outcome), f"listed move {move} refused: {out}"
+
+
+def check_refusals(d: GameDriver, facts: GameFacts, seat: int) -> None:
+    """A well-formed move (of ``facts.moves``) is accepted if and only if it is listed (one
+    of ``free_kinds`` may be accepted unlisted); a refusal is ILLEGAL_MOVE and its reason
+    names nothing the mover may not know."""
+    listed, unknown = {_key(m) for m in d.legal(seat)}, secret(facts, d.state, seat)
+    for move in facts.moves(d.state, seat):
+        assert d.game.check_move(move) is None, move
+        out, key = d.game.apply(d.state, seat, move, Rng(b"probe"), d.rules), _key(move)
+        if key in listed or next(iter(move)) not in facts.free_kinds:
+            assert isinstance(out, Outcome) == (key in listed), (move, out)
+        if isinstance(out, Rejected):
+            assert out.code == "ILLEGAL_MOVE", out
+            words = {w.strip("().,;:") for w in out.reason.split()} & unknown
+            leak = facts.names(sorted(words)) - facts.names(move) if words else set()
+            assert not leak, f"the refusal {out.reason!r} names {sorted(leak)}"
+
+
+class Chooser:
+    """How a case's players pick their moves: the game's bot for its ``bots`` (``"all"``
+    or seats) and ``bot_share`` of the other moves; else a random legal move, of a kind in
+    ``prefer`` with that share, of no kind in ``avoid`` with that share, with ``by_kind``
+    a random kind first (so kinds of many moves do not crowd out the others)."""
+
+    def __init__(self, case: Mapping[str, Any]) -> None:
+        self.case, self.pick, self.bot_rng = case, random.Random(str(case["seed"])), Rng(b"bots")
+
+    def __call__(self, game: GameDef[Any], facts: GameFacts, state: Any, seat: int,
+                 moves: Sequence[Move], rules: RuleSet) -> Move:  # fmt: skip
+        case, pick = self.case, self.pick
+        if (
+            case.get("bots") == "all"
+            or seat in case.get("bots", ())
+            or (pick.random() < case.get("bot_share", 0.0))
+        ):
+            move = game.bot(state, seat, self.bot_rng, rules)
+            listed = _key(move) in {_key(m) for m in moves}
+            assert listed or next(iter(move)) in facts.free_kinds, f"the bot chose {move}"
+            return move
+        for kind, share in case.get("prefer", {}).items():
+            of_kind = [m for m in moves if kind in m]
+            if of_kind and pick.random() < share:
+                return pick.choice(of_kind)
+        for kind, share in case.get("avoid", {}).items():
+            others = [m for m in moves if kind not in m]
+            moves = others if others and pick.random() < share else moves
+        if case.get("by_kind"):
+            kind = pick.choice(sorted({next(iter(m)) for m in moves}))
+            moves = [m for m in moves if kind in m]
+        return pick.choice(list(moves))
+
+
+def play_checked(d: GameDriver, facts: GameFacts, case: Mapping[str, Any],
+                 max_moves: int = 20_000) -> list[tuple[int, Move]]:  # fmt: skip
+    """Play ``d`` to its end as ``case`` says (``Chooser``; ``probe_every``: how often
+    every listed move is tried, 0 never; ``refusals_every``: how often ``check_refusals``)
+    with conservation, secrecy, progress and the game's own invariants checked at every
+    step. The moves made, for a replay."""
+    choose, probe, every = Chooser(case), random.Random(1), case.get("probe_every", 1)
+    declared, made = set(d.game.event_types), list[tuple[int, Move]]()
+    check_events(facts, d.seats, None, d.state, None, d.events)
+    facts.check_commit(None, d.state, d.events, d.rules)
+    for step in range(max_moves):
+        check_state(d, facts, probe)
+        d.check_roundtrip()
+        check_moves(d, probe=bool(every) and step % every == 0)
+        result = d.result()
+        if result is not None:
+            assert set(result.scores) == set(d.seats) >= set(result.winners), result
+            return made
+        seat = choose.pick.choice(d.to_act())
+        if case.get("refusals_every") and step % case["refusals_every"] == 0:
+            check_refusals(d, facts, seat)
+        before = d.state
+        move = choose(d.game, facts, before, seat, d.legal(seat), d.rules)
+        events = d.move(seat, move)
+        made.append((seat, move))
+        assert {e.type for e in events} <= declared, "an event type is not declared"
+        check_events(facts, d.seats, before, d.state, seat, events)
+        facts.check_commit(before, d.state, events, d.rules)
+    raise AssertionError(f"no end after {max_moves} moves")

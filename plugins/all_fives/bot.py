@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from plugins.all_fives import rules as r
-from plugins.all_fives.moves import legal_moves
+from plugins.all_fives.legal import legal_moves
 from plugins.all_fives.state import BUNCH, DISCARD, GIVE_OR_RUN, PLAY, STAND_OR_BEG, State
 from service.engine import Move, Rng, RuleSet
 
@@ -56,7 +56,7 @@ def _choose_play(state: State, pos: int, cards: list[str]) -> str:
     return min(cards, key=lambda c: _cheap(c, trump))
 
 
-def choose(state: State, seat: int, rng: Rng, rules: RuleSet) -> Move:
+def bot(state: State, seat: int, rng: Rng, rules: RuleSet) -> Move:
     """A legal move for a bot in ``seat``."""
     moves = legal_moves(state, seat, rules)
     if not moves:

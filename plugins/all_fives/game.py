@@ -3,29 +3,27 @@ partnerships, a house rule), where trump honours score as the tricks holding the
 
 Rules: ``rules/all-fives.source.txt`` made exact by ``rules/DECISIONS.md`` section 2.2
 (the default) and 2.3 (house rules and options). See ``plugins/all_fives/README.md``.
+This module puts the ``GameDef`` together from the game's modules (the layout of
+``docs/plugins.md``): ``setup.py`` deals, ``moves.py`` checks a move's shape, ``legal.py``
+lists the legal moves, ``apply.py`` plays one and ``flow.py`` the steps it forces,
+``views.py`` says what each viewer sees and ``bot.py`` plays; ``rules.py`` is the pure
+library of cards and tricks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from plugins.all_fives import _flow as flow
 from plugins.all_fives import hookspecs
-from plugins.all_fives.bot import choose
-from plugins.all_fives.moves import apply, check_move, legal_moves
+from plugins.all_fives.apply import apply
+from plugins.all_fives.bot import bot
+from plugins.all_fives.legal import legal_moves, to_act
+from plugins.all_fives.moves import check_move
 from plugins.all_fives.schema import AllFivesMoveInput, AllFivesState
-from plugins.all_fives.state import (
-    DISCARD,
-    GAME_OVER,
-    PLAY,
-    STAND_OR_BEG,
-    State,
-    decode,
-    encode,
-)
+from plugins.all_fives.setup import check_setup, setup
+from plugins.all_fives.state import DISCARD, GAME_OVER, PLAY, State, decode, encode
 from plugins.all_fives.views import view
-from service.engine import Event, GameDef, Result, RuleSet, SetupContext
+from service.engine import GameDef, Result
 
 GAME_ID: Final = "all-fives"
 
@@ -79,68 +77,6 @@ EVENT_TYPES: Final = (
 )
 
 
-def check_setup(seats: tuple[int, ...], options: Mapping[str, Any], rules: RuleSet) -> str | None:
-    """Refuses a start the player range allows but the enabled rules do not."""
-    n = len(seats)
-    if n == 4 and flow.first(rules.hook.all_fives_sides(players=n)) is None:
-        return "All Fives with 4 players needs the all-fives/partnerships rule"
-    if not 2 <= n <= 4:
-        return "All Fives is for 2 or 3 players (4 in partnerships)"
-    return None
-
-
-def setup(ctx: SetupContext) -> tuple[State, Sequence[Event]]:
-    """Seat the players, pick the first dealer at random and deal."""
-    n = len(ctx.seats)
-    found = flow.first(ctx.rules.hook.all_fives_sides(players=n))
-    if found is None and n == 4:
-        raise ValueError("All Fives with 4 players needs the all-fives/partnerships rule")
-    if not 2 <= n <= 4:
-        raise ValueError("All Fives is for 2 or 3 players (4 in partnerships)")
-    sides = tuple(found) if found is not None else tuple(range(n))
-    n_sides = max(sides) + 1
-    opts: dict[str, Any] = dict(ctx.options)
-    state = State(
-        seats=tuple(ctx.seats),
-        sides=sides,
-        target=int(opts.get("targetScore", 60)),
-        low_goes_to=str(opts.get("lowGoesTo", "dealt")),
-        game_tie=str(opts.get("gameTie", "none")),
-        dealer=0,
-        deal_no=0,
-        phase=STAND_OR_BEG,
-        turn=0,
-        hands=((),) * n,
-        stock=(),
-        turn_up=None,
-        proposed=None,
-        set_aside=(),
-        discards=(),
-        trump=None,
-        begged=False,
-        runs=0,
-        hand_limit=None,
-        bunch_by=None,
-        leader=0,
-        trick=(),
-        last_trick=(),
-        won=((),) * n,
-        tricks=(0,) * n,
-        held=((),) * n,
-        deal_points=(0,) * n_sides,
-        scores=(0,) * n_sides,
-        winners=(),
-    )
-    step = flow.Step(state, ctx.rng, ctx.rules)
-    flow.start_deal(step, ctx.rng.randint(0, n - 1), reason="first")
-    return step.state, step.events
-
-
-def to_act(state: State) -> tuple[int, ...]:
-    """The seat whose move is awaited (none once the game is over)."""
-    return () if state.phase == GAME_OVER else (state.seats[state.turn],)
-
-
 def result(state: State) -> Result | None:
     """The winners and each seat's final score (its side's), once the game is over."""
     if state.phase != GAME_OVER:
@@ -182,7 +118,7 @@ GAME: Final = GameDef[State](
     apply=apply,
     view=view,
     result=result,
-    bot=choose,
+    bot=bot,
     encode=encode,
     decode=decode,
     options=OPTIONS,

@@ -8,18 +8,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-HOUSE_RULE_MODULES: Final = (
-    "plugins.all_fives.house_rules.may_trump_instead_of_following",
-    "plugins.all_fives.house_rules.peg_out",
-    "plugins.all_fives.house_rules.high_low_jack_game",
-    "plugins.all_fives.house_rules.turn_up_jack_bonus",
-    "plugins.all_fives.house_rules.beg_gift_to_all_opponents",
-    "plugins.all_fives.house_rules.dealer_cannot_gift_win",
-    "plugins.all_fives.house_rules.discard_to_six_after_run",
-    "plugins.all_fives.house_rules.partnerships",
-    "plugins.all_fives.house_rules.bunch_on_agreement",
-)
-
 TRADITIONAL_RULES: Final = (
     "all-fives/peg-out",
     "all-fives/may-trump-instead-of-following",

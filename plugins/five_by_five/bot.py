@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from plugins.five_by_five import _moves
 from plugins.five_by_five._table import Table, square_of
+from plugins.five_by_five.legal import legal
+from plugins.five_by_five.moves import ACTION_KINDS
 from plugins.five_by_five.rules import (
     COLORS,
     SPECIAL_IDS,
@@ -22,8 +23,8 @@ from plugins.five_by_five.rules import (
     parse_die,
     satisfied_among,
 )
-from plugins.five_by_five.state import ACTED, FINAL, PLACE, REFILL, Grid
-from service.engine import Move, Rng
+from plugins.five_by_five.state import ACTED, FINAL, PLACE, REFILL, Grid, State
+from service.engine import Move, Rng, RuleSet
 
 _DETERMINISTIC = ("swap", "plusMinus", "paint")
 
@@ -95,7 +96,7 @@ def _best(moves: Sequence[Move], score: Any, rng: Rng) -> Move:
 
 def choose(t: Table, position: int, rng: Rng) -> Move:
     """A legal move for the player at ``position``."""
-    moves = _moves.legal(t, position)
+    moves = legal(t, position)
     points = t.state.config.points_of
     scoring = [m for m in moves if "playObjective" in m or "claimSpecial" in m]
     if scoring:
@@ -121,7 +122,7 @@ def choose(t: Table, position: int, rng: Rng) -> Move:
         gain = _best(sure, lambda m: _value(t, _after(t, m), targets), rng)
         if _value(t, _after(t, gain), targets) > now:
             return gain
-    for kinds in (("playColor",), _moves.ACTION_KINDS):
+    for kinds in (("playColor",), ACTION_KINDS):
         playable = [m for m in moves if next(iter(m)) in kinds]
         if playable:
             return rng.choice(playable)
@@ -132,3 +133,8 @@ def choose(t: Table, position: int, rng: Rng) -> Move:
 def _face_up_is_color(t: Table, deck: str) -> int:
     cards = t.state.decks[0 if deck == "A" else 1]
     return int(bool(cards) and cards[0] in COLORS)
+
+
+def bot(state: State, seat: int, rng: Rng, rules: RuleSet) -> Move:
+    """A legal move for a bot in ``seat``: it places dice to complete the objectives it holds."""
+    return choose(Table(state, rules), state.position(seat), rng)

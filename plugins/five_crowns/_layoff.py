@@ -14,7 +14,6 @@ call, so this memo lives for one call only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from plugins.five_crowns._melds import (
     BOOK,
@@ -24,6 +23,7 @@ from plugins.five_crowns._melds import (
     Arrangement,
     LayOff,
     Meld,
+    MeldLimits,
     card_points,
     extend_meld,
     is_wild,
@@ -31,9 +31,7 @@ from plugins.five_crowns._melds import (
     parse,
     sort_cards,
 )
-
-if TYPE_CHECKING:
-    from plugins.five_crowns._solver import Solver
+from plugins.five_crowns._solver import INF, Solver, card_of, encode, leftover_cost, solver
 
 Step = tuple[str, int, tuple[int, ...], int, int]  # (what, table index, fields, need, room)
 
@@ -44,13 +42,11 @@ class TableSearch:
     def __init__(
         self, sv: Solver, cards: Sequence[str], wild: str, table: tuple[Meld, ...]
     ) -> None:
-        from plugins.five_crowns import _solver
-
         self.sv, self.wild, self.table = sv, wild, table
-        self.inf = _solver.INF
-        self.multiset, self.wilds = _solver.encode(cards, wild)
-        self.card_of = _solver.card_of
-        self.leftover_cost = _solver.leftover_cost
+        self.inf = INF
+        self.multiset, self.wilds = encode(cards, wild)
+        self.card_of = card_of
+        self.leftover_cost = leftover_cost
         self.room: list[int] = []  # wilds each table meld can still take
         self.books: dict[int, int] = {}  # rank index -> table index
         # index, suit, ranks of its naturals (a bitmask of rank - 3), naturals, wilds
@@ -222,3 +218,10 @@ class TableSearch:
             leftover,
             sum(card_points(c, self.wild) for c in leftover),
         )
+
+
+def arrange(
+    cards: Sequence[str], wild: str, limits: MeldLimits, table: tuple[Meld, ...]
+) -> Arrangement:
+    """``rules.best_arrangement`` with lay-offs on the ``table`` melds."""
+    return TableSearch(solver(limits), cards, wild, table).arrangement()

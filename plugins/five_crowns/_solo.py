@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from plugins.five_crowns._flow import game_over
 from plugins.five_crowns._house import House
+from plugins.five_crowns.flow import game_over
 from plugins.five_crowns.rules import (
     best_arrangement,
     min_leftover,

@@ -23,13 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from plugins.five_crowns._layoff import TableSearch
 from plugins.five_crowns._melds import (
     JOKER,
     RANKS,
     SUITS,
     Arrangement,
-    Meld,
     MeldLimits,
     card_points,
     is_wild,
@@ -331,12 +329,8 @@ def _trace(
     return cores, left, k, s
 
 
-def arrange(
-    cards: Sequence[str], wild: str, limits: MeldLimits, table: tuple[Meld, ...]
-) -> Arrangement:
-    """``rules.best_arrangement``."""
-    if table:
-        return TableSearch(solver(limits), cards, wild, table).arrangement()
+def arrange(cards: Sequence[str], wild: str, limits: MeldLimits) -> Arrangement:
+    """``rules.best_arrangement`` with no melds on the table (``_layoff`` does it with)."""
     sv = solver(limits)
     multiset, wilds = encode(cards, wild)
     twenties = sum(1 for c in wilds if c != JOKER)

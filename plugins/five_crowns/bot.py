@@ -20,7 +20,7 @@ It is deterministic: the ``rng`` it is handed is not used.
 from __future__ import annotations
 
 from plugins.five_crowns._house import House, house
-from plugins.five_crowns._legal import (
+from plugins.five_crowns.legal import (
     allowed_discards,
     go_out_move,
     lay_down_move,

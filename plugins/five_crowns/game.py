@@ -1,8 +1,10 @@
 """Five Crowns (game id ``five-crowns``): a rummy game of five suits and rotating wilds,
 for 1 to 7 players, as ``shared/rules/five-crowns.source.txt`` and ``DECISIONS.md`` §1 make
-it exact. This module puts the ``GameDef`` together; the rules live in ``rules.py`` (pure
-cards and melds), ``_moves.py`` (moves), ``_flow.py`` (dealing, turns, scoring),
-``_solo.py`` (the solo game), ``_legal.py``, ``_views.py`` and ``bot.py``.
+it exact. This module puts the ``GameDef`` together from the game's modules (the layout of
+``docs/plugins.md``): ``setup.py`` deals, ``moves.py`` checks a move's shape, ``legal.py``
+lists the legal moves, ``apply.py`` plays one and ``flow.py`` the steps it forces,
+``views.py`` says what each viewer sees and ``bot.py`` plays; ``rules.py`` is the pure
+library of cards and melds.
 """
 
 from __future__ import annotations
@@ -10,17 +12,15 @@ from __future__ import annotations
 from typing import Any, Final
 
 from plugins.five_crowns import hookspecs, schema
-from plugins.five_crowns._flow import deal
-from plugins.five_crowns._house import house
-from plugins.five_crowns._legal import legal_moves
-from plugins.five_crowns._moves import apply, check_move
-from plugins.five_crowns._solo import setup as solo_setup
-from plugins.five_crowns._views import view
+from plugins.five_crowns.apply import apply
 from plugins.five_crowns.bot import bot
-from plugins.five_crowns.rules import sort_cards
+from plugins.five_crowns.legal import legal_moves, to_act
+from plugins.five_crowns.moves import check_move
+from plugins.five_crowns.setup import setup
 from plugins.five_crowns.state import DISCARD as DISCARD_SOURCE
-from plugins.five_crowns.state import DRAW, NOBODY, OVER, State, from_json, to_json
-from service.engine.game import Event, GameDef, Outcome, Result, SetupContext
+from plugins.five_crowns.state import OVER, State, decode, encode
+from plugins.five_crowns.views import view
+from service.engine.game import GameDef, Outcome, Result
 
 OPTIONS: Final[dict[str, Any]] = {
     "type": "object",
@@ -66,48 +66,6 @@ EVENT_TYPES: Final = (
 )
 
 
-def setup(ctx: SetupContext) -> tuple[State, list[Event]]:
-    """Seat the players and deal round 1 (or the solo piles)."""
-    n = len(ctx.seats)
-    hs = house(ctx.rules)
-    opts = ctx.options
-    base = State(
-        seats=tuple(ctx.seats),
-        rounds=int(opts.get("rounds", 11)),
-        tie_break=str(opts.get("tieBreak", "shared")),
-        round=0,
-        playoff=False,
-        cards_dealt=0,
-        wild="",
-        dealer=0,
-        players=tuple(range(n)),
-        hands=tuple(() for _ in range(n)),
-        stock=sort_cards(hs.deck(n)),
-        discard=(),
-        melds=(),
-        turn=0,
-        phase=DRAW,
-        drawn=None,
-        drawn_from=None,
-        went_out=NOBODY,
-        finished=(),
-        round_points=tuple(None for _ in range(n)),
-        totals=tuple(0 for _ in range(n)),
-    )
-    if n == 1:
-        return solo_setup(base, ctx.rng, hs)
-    random_dealer = opts.get("firstDealer", "seat0") == "random"
-    dealer = ctx.rng.randint(0, n - 1) if random_dealer else 0
-    return deal(base, ctx.rng, round_no=1, playoff=False, dealer=dealer, players=base.players)
-
-
-def to_act(state: State) -> tuple[int, ...]:
-    """The seat to move, or none once the game is over."""
-    if state.phase == OVER or state.turn == NOBODY:
-        return ()
-    return (state.seats[state.turn],)
-
-
 def result(state: State) -> Result | None:
     """Winners and final totals once the game is over (solo: a win only at 0)."""
     if state.phase != OVER:
@@ -116,16 +74,6 @@ def result(state: State) -> Result | None:
         winners=tuple(state.seats[p] for p in state.winners),
         scores={s: t for s, t in zip(state.seats, state.totals, strict=True)},
     )
-
-
-def encode(state: State) -> Any:
-    """The state as JSON for the store."""
-    return to_json(state)
-
-
-def decode(data: Any) -> State:
-    """The state from the store's JSON."""
-    return from_json(data)
 
 
 # Moves a player may take back (undoMove) while nobody has moved since: those that showed

@@ -12,14 +12,14 @@ limit). House rules narrow them only through ``MeldLimits`` (or the keyword argu
 ``min_naturals`` and ``max_wilds_per_natural``): natural-required is ``min_naturals=1``,
 wilds-not-exceed-naturals is ``max_wilds_per_natural=1``. The whole-hand problems
 (``min_leftover``, ``can_go_out``, ``best_arrangement``) are solved exactly by
-``plugins/five_crowns/_solver.py``.
+``plugins/five_crowns/_solver.py`` (with lay-offs on the table's melds: ``_layoff.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from plugins.five_crowns import _solver
+from plugins.five_crowns import _layoff, _solver
 from plugins.five_crowns._melds import (
     BOOK,
     HIGH,
@@ -157,4 +157,6 @@ def best_arrangement(
     """A best way to lay ``cards`` down: the fewest points left over, counting lay-offs
     on the ``table`` melds where given (lay-off house rule). Among equal ways, the first
     the search finds."""
-    return _solver.arrange(cards, wild, limits, tuple(table))
+    if table:
+        return _layoff.arrange(cards, wild, limits, tuple(table))
+    return _solver.arrange(cards, wild, limits)

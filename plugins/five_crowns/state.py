@@ -7,6 +7,7 @@ the table's seat indices, and the game's functions convert at the edge.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from typing import Any, Final, Union
@@ -143,6 +144,12 @@ def to_json(value: Any) -> Any:
     return value
 
 
+@functools.cache
+def _hints(tp: type) -> dict[str, Any]:
+    # resolving a dataclass's annotations is the dearest part of a decode: once per type
+    return typing.get_type_hints(tp)
+
+
 def _from(tp: Any, data: Any) -> Any:
     origin = typing.get_origin(tp)
     if origin in (Union, types.UnionType):
@@ -156,12 +163,17 @@ def _from(tp: Any, data: Any) -> Any:
             return tuple(_from(args[0], v) for v in data)
         return tuple(_from(a, v) for a, v in zip(args, data, strict=True))
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        hints = typing.get_type_hints(tp)
+        hints = _hints(tp)
         return tp(**{f.name: _from(hints[f.name], data[f.name]) for f in dataclasses.fields(tp)})
     return data
 
 
-def from_json(data: Any) -> State:
-    """The state ``to_json`` wrote."""
+def encode(state: State) -> Any:
+    """The state as JSON for the store."""
+    return to_json(state)
+
+
+def decode(data: Any) -> State:
+    """The state from the store's JSON (what ``encode`` wrote)."""
     state: State = _from(State, data)
     return state

@@ -1,4 +1,5 @@
-"""Lucky Draw's GraphQL types."""
+"""Lucky Draw's GraphQL types: the state view ``LuckyDrawState`` and the move input
+``LuckyDrawMoveInput``. The only module of the game that imports Strawberry."""
 
 import strawberry
 

@@ -145,7 +145,7 @@ def test_run_different_suit_becomes_trump():
     assert (st.trump, st.turn_up, st.set_aside, st.runs) == ("D", "8D", ("9S",), 1)
     assert [len(h) for h in st.hands] == [9, 9] and len(st.stock) == 52 - 20
     assert st.phase == PLAY  # no second beg, all 9 cards kept
-    assert_conserved(st)
+    assert_conserved(d)
 
 
 def test_run_to_the_same_suit_repeats():
@@ -188,7 +188,7 @@ def test_a_stock_too_short_voids_the_deal_and_the_same_dealer_redeals(players, c
         "reason": "redeal",
     }
     assert d.state.phase == STAND_OR_BEG and d.state.scores == (0,) * players
-    assert_conserved(d.state)
+    assert_conserved(d)
 
 
 # -- 2.2 rules 5-8: play and scoring -----------------------------------------------------
@@ -366,7 +366,7 @@ def test_peg_out_wins_mid_deal():
     assert types(events)[-2:] == ["points.scored", "game.over"]
     assert d.result().winners == (0,) and d.state.phase == GAME_OVER
     assert [len(h) for h in d.state.hands] == [4, 4]
-    assert_conserved(d.state)
+    assert_conserved(d)
 
 
 def test_peg_out_on_the_gift():
@@ -479,7 +479,7 @@ def test_discard_to_six_after_a_run():
     assert st.phase == PLAY and [len(h) for h in st.hands] == [6, 6] and st.held == st.hands
     assert st.discards == ("9H", "10H", "JH", "9C", "10C", "JC")
     assert d.view(None)["discardedCount"] == 6
-    assert_conserved(st)
+    assert_conserved(d)
 
 
 def test_no_discard_without_a_run():
@@ -568,26 +568,26 @@ def test_bunch_is_not_offered_without_a_run():
 # -- the house rules as plugins ------------------------------------------------------------
 
 
-def test_every_house_rule_is_registered_with_its_range_and_conflicts(reg):
-    assert {r.id for r in reg.rules_of("all-fives")} == set(ALL_RULES)
-    ranges = {r.id: (r.min_players, r.max_players) for r in reg.rules_of("all-fives")}
+def test_every_house_rule_is_registered_with_its_range_and_conflicts(registry):
+    assert {r.id for r in registry.rules_of("all-fives")} == set(ALL_RULES)
+    ranges = {r.id: (r.min_players, r.max_players) for r in registry.rules_of("all-fives")}
     assert ranges[PARTNERS] == (4, 4) and ranges[GIFT_ALL] == (3, 3) and ranges[BUNCH] == (2, 2)
     assert all(ranges[i] == (None, None) for i in ALL_RULES if i not in (PARTNERS, GIFT_ALL, BUNCH))
-    assert reg.conflicts(PARTNERS) == (GIFT_ALL, BUNCH)
-    assert reg.conflicts(PEG_OUT) == ()
-    assert reg.games["all-fives"] is GAME
+    assert registry.conflicts(PARTNERS) == (GIFT_ALL, BUNCH)
+    assert registry.conflicts(PEG_OUT) == ()
+    assert registry.games["all-fives"] is GAME
 
 
 @pytest.mark.parametrize(
     "players, extra",
     [(2, set()), (3, {GIFT_ALL}), (4, {PARTNERS})],
 )
-def test_traditional_preset(reg, players, extra):
+def test_traditional_preset(registry, players, extra):
     rules, options = traditional(players)
     assert set(rules) == {PEG_OUT, MAY_TRUMP, HLJG, JACK_BONUS, NO_GIFT_WIN, DISCARD_SIX} | extra
     assert options == {"targetScore": 61}
     for rule in rules:
-        assert not set(reg.conflicts(rule)) & set(rules)
+        assert not set(registry.conflicts(rule)) & set(rules)
     d = GameDriver(GAME, players, options=options, rules=ruleset(*rules), seed="trad")
     assert d.random_playout().winners
 

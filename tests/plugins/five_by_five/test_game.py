@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from plugins.five_by_five import _end
+from plugins.five_by_five import flow
 from plugins.five_by_five.game import GAME
 from plugins.five_by_five.rules import ACTION_COUNTS, REGULAR_IDS
 from plugins.five_by_five.state import ACTED, FINAL, OVER, PLACE, REFILL, TURN, Player
@@ -29,7 +29,7 @@ def test_setup_deals_hands_and_splits_the_decks() -> None:
     assert (len(s.decks[0]), len(s.decks[1])) == ((rest + 1) // 2, rest // 2)
     assert len(s.objective_deck) == 26 - 9
     assert s.supply == (10, 10, 10, 10) and s.phase == TURN and s.turn == 1
-    check_conservation(s, d.options)
+    check_conservation(d)
     assert types(d.events)[:1] == ["hand.dealt"]
     assert types(d.events).count("hand.dealt") == 3
     assert types(d.events)[-2:] == ["first.player", "turn.started"]
@@ -66,7 +66,7 @@ def test_hand_sizes_are_options(options, actions: int, objectives: int) -> None:
     d = GameDriver(GAME, players=5, seed="hands", options=options)
     assert all(len(p.actions) == actions for p in d.state.players)
     assert all(len(p.objectives) == objectives for p in d.state.players)
-    check_conservation(d.state, d.options)
+    check_conservation(d)
 
 
 def test_objective_counts_and_points_are_options() -> None:
@@ -82,7 +82,7 @@ def test_objective_counts_and_points_are_options() -> None:
     assert d.state.objective_deck == ()
     assert d.state.config.points_of("line-all-odd") == 9
     assert d.state.config.points_of("line-all-even") == 3  # the default stays
-    check_conservation(d.state, d.options)
+    check_conservation(d)
 
 
 @pytest.mark.parametrize("count", [0, 1, 12, 24])
@@ -90,7 +90,7 @@ def test_prefilled_squares_shorten_the_game(count: int) -> None:
     d = GameDriver(GAME, players=3, seed="prefill", options={"prefilledSquares": count})
     dice = [c for row in d.state.board for c in row if c is not None]
     assert len(dice) == count
-    check_conservation(d.state, d.options)
+    check_conservation(d)
     prefilled = [e for e in d.events if e.type == "board.prefilled"]
     if count == 0:
         assert prefilled == [] and d.state.board == GameDriver(GAME, players=3).state.board
@@ -710,7 +710,7 @@ def seat_scores(*scored: list[int]) -> tuple[Player, ...]:
 def test_winner_and_tie_breaks(scored, dice, winners, rounds) -> None:
     d = driver()
     state = replace(d.state, players=seat_scores(*scored))
-    state, events = _end.finish(state, FixedRng(ints=dice))
+    state, events = flow.finish(state, FixedRng(ints=dice))
     assert state.winners == winners and len(state.rolloffs) == rounds
     assert types(events) == ["rolloff.rolled"] * rounds + ["game.scored"]
 

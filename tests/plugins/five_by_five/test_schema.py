@@ -16,8 +16,8 @@ from strawberry.types.base import get_object_definition
 from strawberry.utils.str_converters import to_camel_case
 
 from plugins.five_by_five import schema as s
-from plugins.five_by_five._moves import MOVE_KINDS
 from plugins.five_by_five.game import GAME
+from plugins.five_by_five.moves import MOVE_KINDS
 from service.engine.schema import GameState, from_view
 from service.testing import GameDriver
 

@@ -1,23 +1,42 @@
-"""Helpers of the Five Crowns tests: the registry, stacked decks, invariant checks."""
+"""Helpers of the Five Crowns tests: rule sets, stacked decks, moves as JSON. The
+invariants every game keeps are checked by the shared harness (``plugins.five_crowns.testing``
+tells it what Five Crowns' cards are and who may see them)."""
 
 from __future__ import annotations
 
-import importlib
-import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import Any
 
-import plugins.five_crowns as five_crowns
+from support.games import registry
+from support.games import ruleset as game_ruleset
+
 from plugins.five_crowns import rules
 from plugins.five_crowns.game import GAME
-from plugins.five_crowns.state import NOBODY, State
-from service.engine.game import Outcome
-from service.engine.rng import Rng
+from plugins.five_crowns.testing import (
+    DECLARE,
+    LAY_OFF,
+    NATURAL,
+    NO_REDISCARD,
+    RATIO,
+    SINGLE_DECK,
+    WHOLE_DISCARD,
+)
 from service.engine.ruleset import RuleSet
-from service.plugins import Registry, load
 from service.testing import FixedRng, GameDriver
+
+__all__ = [
+    "DECLARE",
+    "LAY_OFF",
+    "NATURAL",
+    "NO_REDISCARD",
+    "RATIO",
+    "RULE_IDS",
+    "RULE_MODULES",
+    "SINGLE_DECK",
+    "WHOLE_DISCARD",
+    "registry",
+]
 
 RULE_MODULES = (
     "natural_required",
@@ -29,31 +48,10 @@ RULE_MODULES = (
     "declare_final_melds",
 )
 RULE_IDS = tuple("five-crowns/" + m.replace("_", "-") for m in RULE_MODULES)
-NATURAL = "five-crowns/natural-required"
-RATIO = "five-crowns/wilds-not-exceed-naturals"
-LAY_OFF = "five-crowns/lay-off-on-others"
-NO_REDISCARD = "five-crowns/no-immediate-rediscard"
-SINGLE_DECK = "five-crowns/single-deck-two-players"
-WHOLE_DISCARD = "five-crowns/reshuffle-whole-discard"
-DECLARE = "five-crowns/declare-final-melds"
-
-_REGISTRY: Registry | None = None
-
-
-def registry() -> Registry:
-    """The game and its house rules, registered as the entry points would."""
-    global _REGISTRY
-    if _REGISTRY is None:
-        objects: list[tuple[str, object]] = [("five-crowns", five_crowns)]
-        for name in RULE_MODULES:
-            module = importlib.import_module(f"plugins.five_crowns.house_rules.{name}")
-            objects.append(("five-crowns." + name.replace("_", "-"), module))
-        _REGISTRY = load(use_entry_points=False, objects=objects)
-    return _REGISTRY
 
 
 def ruleset(*enabled: str) -> RuleSet:
-    return registry().ruleset("five-crowns", enabled)
+    return game_ruleset("five-crowns", *enabled)
 
 
 def stacked(first: Sequence[str], copies: int = 2) -> list[str]:
@@ -117,61 +115,3 @@ def lay_down(melds: Sequence[Sequence[str]], card: str) -> dict[str, Any]:
 
 def lay_off(cards: Sequence[str], meld: int) -> dict[str, Any]:
     return {"layOff": {"cards": list(cards), "meld": meld}}
-
-
-def table_deck(enabled: Iterable[str], players: int) -> Counter[str]:
-    copies = 1 if SINGLE_DECK in set(enabled) and players == 2 else 2
-    return Counter(rules.deck(copies))
-
-
-def check_conservation(state: State, deck: Counter[str]) -> None:
-    assert Counter(state.all_cards()) == deck, "a card appeared or vanished"
-
-
-def scramble(state: State, pos: int | None, rng: random.Random) -> State:
-    """The same state with every card ``pos`` may not see shuffled among those places."""
-    hidden_hands = [p for p in range(len(state.hands)) if p != pos]
-    pool = [c for p in hidden_hands for c in state.hands[p]] + list(state.stock)
-    rng.shuffle(pool)
-    hands = list(state.hands)
-    at = 0
-    for p in hidden_hands:
-        size = len(hands[p])
-        hands[p] = rules.sort_cards(pool[at : at + size])
-        at += size
-    return replace(state, hands=tuple(hands), stock=tuple(pool[at:]))
-
-
-def check_secrecy(d: GameDriver, rng: random.Random, new_events: Sequence[Any]) -> None:
-    """Views do not change when hidden cards move; events keep hands private."""
-    state: State = d.state
-    for seat in (None, *d.seats):
-        pos = state.seats.index(seat) if seat is not None else None
-        view = GAME.view(state, seat)
-        if pos is None:
-            assert view["hand"] is None
-        else:
-            assert view["hand"] == list(state.hands[pos])
-        assert GAME.view(scramble(state, pos, rng), seat) == view, f"view of {seat} leaks"
-    for event in new_events:
-        assert "hand" not in event.data and "leftover" not in event.data
-        if event.type == "card.drawn" and event.data["source"] == "STOCK":
-            assert "card" not in event.data
-        for key in event.private:
-            assert key in d.seats
-            if event.type != "round.dealt":
-                assert key == event.seat
-
-
-def check_legal_moves_accepted(d: GameDriver) -> None:
-    """Every listed move passes the shape check and applies (on a copy of the rng)."""
-    for seat in d.to_act():
-        for move in d.legal(seat):
-            assert GAME.check_move(move) is None, move
-            out = GAME.apply(d.state, seat, move, Rng(b"probe"), d.rules)
-            assert isinstance(out, Outcome), (move, out)
-
-
-def check_turn(state: State) -> None:
-    if state.phase != "GAME_OVER":
-        assert state.turn != NOBODY

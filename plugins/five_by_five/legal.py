@@ -1,9 +1,9 @@
-"""Which moves the rules allow (DECISIONS.md 3.2-3.3).
+"""Who is to act and which moves the rules allow (DECISIONS.md 3.2-3.3).
 
-Every move is JSON with one key, its kind (``MOVE_KINDS``), already shape-checked by
-``_shapes.check_move``. ``refusal`` says why the rules refuse a move (None: legal);
+Every move is JSON with one key, its kind (``moves.MOVE_KINDS``), already shape-checked by
+``moves.check_move``. ``refusal`` says why the rules refuse a move (None: legal);
 ``candidates`` lists every move that could be legal now, so ``legal`` is exactly the
-candidates ``refusal`` accepts. ``_effects.effect`` plays a legal move.
+candidates ``refusal`` accepts. ``apply.py`` plays a legal move.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from plugins.five_by_five import _cards
 from plugins.five_by_five._table import Table, square_json, square_of
+from plugins.five_by_five.moves import ACTION_KINDS, CARD_KINDS
 from plugins.five_by_five.rules import (
     COLORS,
     OBJECTIVE_BY_ID,
@@ -37,28 +38,11 @@ from plugins.five_by_five.state import (
     PLACE,
     REFILL,
     TURN,
+    State,
     sort_actions,
 )
-from service.engine import Move
+from service.engine import Move, RuleSet
 
-CARD_KINDS: Final[Mapping[str, str]] = {
-    "reroll": REROLL,
-    "remove": REMOVE,
-    "swap": SWAP,
-    "plusMinus": PLUS_MINUS,
-    "paint": PAINT,
-}
-ACTION_KINDS: Final = ("playColor", *CARD_KINDS)
-MOVE_KINDS: Final = (
-    *ACTION_KINDS,
-    "place",
-    "playObjective",
-    "claimSpecial",
-    "drawAction",
-    "forfeitActions",
-    "forfeitObjectives",
-    "done",
-)
 CARD_NAMES: Final[Mapping[str, str]] = {
     "R": "red",
     "Y": "yellow",
@@ -70,6 +54,19 @@ CARD_NAMES: Final[Mapping[str, str]] = {
     PLUS_MINUS: "+1/-1",
     PAINT: "Paint",
 }
+
+
+def to_act(state: State) -> tuple[int, ...]:
+    """The seat awaited now (none once the game is over)."""
+    position = state.acting()
+    return () if position is None else (state.players[position].seat,)
+
+
+def legal_moves(state: State, seat: int, rules: RuleSet) -> list[Move]:
+    """Exactly the legal moves of ``seat`` now (none when it is not to act)."""
+    if seat not in to_act(state):
+        return []
+    return legal(Table(state, rules), state.position(seat))
 
 
 def _where(sq: Square) -> str:

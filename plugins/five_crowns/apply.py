@@ -1,19 +1,18 @@
-"""The moves of Five Crowns: their shape check (BAD_INPUT) and what each does (or why the
-rules refuse it: ILLEGAL_MOVE)."""
+"""What a Five Crowns move does: ``apply`` plays a well-formed move of the seat to act, or
+says why the rules refuse it (ILLEGAL_MOVE). The steps a move forces (the next turn,
+scoring, the next deal) are in ``flow.py``; the solo game's move in ``_solo.py``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Final
 
 from plugins.five_crowns import _solo
-from plugins.five_crowns._flow import meld_json, pass_turn, score_final
 from plugins.five_crowns._house import House, house
+from plugins.five_crowns.flow import meld_json, pass_turn, score_final
 from plugins.five_crowns.rules import (
     Meld,
     extend_meld,
-    is_card,
     make_meld,
     remove_cards,
     sort_cards,
@@ -22,51 +21,6 @@ from plugins.five_crowns.state import DISCARD, DRAW, STOCK, State, TableMeld
 from service.engine.game import ILLEGAL_MOVE, Event, Move, Outcome, Rejected
 from service.engine.rng import Rng
 from service.engine.ruleset import RuleSet
-
-SOURCES: Final = (STOCK, DISCARD)
-# kind -> {field: shape}; shapes: card, cards, melds, source, index
-SHAPES: Final[Mapping[str, Mapping[str, str]]] = {
-    "draw": {"source": "source"},
-    "discard": {"card": "card"},
-    "goOut": {"melds": "melds", "discard": "card"},
-    "layDown": {"melds": "melds", "discard": "card"},
-    "layOff": {"cards": "cards", "meld": "index"},
-    "place": {"pile": "pile", "discard": "card"},
-}
-
-
-def _bad_field(shape: str, value: Any) -> bool:
-    if shape == "card":
-        return not is_card(value)
-    if shape == "source":
-        return value not in SOURCES
-    if shape in ("index", "pile"):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            return True
-        return shape == "pile" and value > 10
-    if not isinstance(value, list | tuple):
-        return True
-    if shape == "cards":
-        return not value or not all(is_card(c) for c in value)
-    return not all(isinstance(m, list | tuple) and m and all(is_card(c) for c in m) for m in value)
-
-
-def check_move(move: Move) -> str | None:
-    """Why a move is malformed (BAD_INPUT), or None."""
-    if not isinstance(move, Mapping) or len(move) != 1:
-        return "a Five Crowns move has exactly one kind: " + ", ".join(SHAPES)
-    kind, body = next(iter(move.items()))
-    shape = SHAPES.get(kind)
-    if shape is None:
-        return f"unknown move kind {kind!r}; the kinds are " + ", ".join(SHAPES)
-    if not isinstance(body, Mapping) or set(body) != set(shape):
-        return f"{kind} takes exactly the fields " + ", ".join(shape)
-    for name, what in shape.items():
-        if _bad_field(what, body[name]):
-            return f"{kind}.{name} is not a valid {what}" + (
-                " (cards look like 10H, 7T or JK)" if what in ("card", "cards", "melds") else ""
-            )
-    return None
 
 
 def _illegal(reason: str) -> Rejected:
@@ -209,4 +163,4 @@ def _lay_off(
     return Outcome(state, (event,))
 
 
-__all__ = ["SHAPES", "apply", "check_move"]
+__all__ = ["apply"]

@@ -1,4 +1,6 @@
-"""The end of a turn, the last objective plays and the winner (DECISIONS.md 3.3 steps 3, 6, 7)."""
+"""The steps a Five by Five move forces: the end of a turn, the last objective plays and
+the winner (DECISIONS.md 3.3 steps 3, 6, 7). They run inside the ``apply`` of the move
+that triggers them."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What each legal move does, with every step it forces (DECISIONS.md 3.2-3.3).
-
-``effect`` is called only with a move that ``_moves.refusal`` accepted.
+"""What a Five by Five move does, with every step it forces (DECISIONS.md 3.2-3.3):
+``apply`` refuses what ``legal.refusal`` refuses (ILLEGAL_MOVE) and plays the rest.
 """
 
 from __future__ import annotations
@@ -9,14 +8,30 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Final, TypeAlias
 
-from plugins.five_by_five import _cards, _end
-from plugins.five_by_five._moves import ACTION_KINDS, CARD_KINDS
+from plugins.five_by_five import _cards, flow
 from plugins.five_by_five._table import Table, square_json, square_of
+from plugins.five_by_five.legal import refusal, to_act
+from plugins.five_by_five.moves import ACTION_KINDS, CARD_KINDS
 from plugins.five_by_five.rules import COLORS, Square, is_full, parse_die
 from plugins.five_by_five.state import ACTED, FINAL, PLACE, REFILL, Grid, State, sort_actions
-from service.engine import Event, Move, Rng
+from service.engine import ILLEGAL_MOVE, Event, Move, Outcome, Rejected, Rng, RuleSet
 
 Steps: TypeAlias = tuple[State, list[Event]]
+
+
+def apply(
+    state: State, seat: int, move: Move, rng: Rng, rules: RuleSet
+) -> Outcome[State] | Rejected:
+    """Play one move of ``seat``, with every step it forces."""
+    if seat not in to_act(state):
+        return Rejected(ILLEGAL_MOVE, "it is not your turn")
+    table = Table(state, rules)
+    position = state.position(seat)
+    reason = refusal(table, position, move)
+    if reason is not None:
+        return Rejected(ILLEGAL_MOVE, reason)
+    new, events = effect(table, position, move, rng)
+    return Outcome(new, tuple(events))
 
 
 def effect(t: Table, position: int, move: Move, rng: Rng) -> Steps:
@@ -28,7 +43,7 @@ def effect(t: Table, position: int, move: Move, rng: Rng) -> Steps:
 
 
 def _then_end_turn(state: State, events: list[Event], t: Table, rng: Rng) -> Steps:
-    state, more = _end.end_turn(Table(state, t.rules), rng)
+    state, more = flow.end_turn(Table(state, t.rules), rng)
     return state, events + more
 
 
@@ -44,7 +59,7 @@ def _score(t: Table, position: int, arg: Mapping[str, Any], rng: Rng, special: b
     kind = "special.claimed" if special else "objective.scored"
     events = [Event(kind, data, seat=player.seat)]
     if state.phase == FINAL:
-        state, more = _end.advance_final(Table(state, t.rules), rng)
+        state, more = flow.advance_final(Table(state, t.rules), rng)
         events += more
     return state, events
 
@@ -90,7 +105,7 @@ def _forfeit_objectives(t: Table, position: int, arg: Mapping[str, Any], rng: Rn
 def _done(t: Table, position: int, arg: Any, rng: Rng) -> Steps:
     state = replace(t.state, final_queue=t.state.final_queue[1:])
     events = [Event("player.finished", {}, seat=t.state.players[position].seat)]
-    state, more = _end.advance_final(Table(state, t.rules), rng)
+    state, more = flow.advance_final(Table(state, t.rules), rng)
     return state, events + more
 
 
@@ -170,7 +185,7 @@ def _place(t: Table, position: int, arg: Mapping[str, Any], rng: Rng) -> Steps:
     if is_full(state.board):
         events.append(Event("board.filled", {}, seat=seat))
         if not any(t.rules.hook.five_by_five_finish_round()):
-            state, more = _end.start_final(Table(state, t.rules), position, rng)
+            state, more = flow.start_final(Table(state, t.rules), position, rng)
             events += more
     return state, events
 

@@ -1,74 +1,42 @@
-"""The JSON shapes of Five by Five: table options (a JSON Schema) and the moves' shape check."""
+"""The shape of a Five by Five move: its kinds and their fields, checked before the rules
+see a move (a malformed move is BAD_INPUT)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Final
 
-from plugins.five_by_five._moves import MOVE_KINDS
 from plugins.five_by_five.rules import (
     ACTION_CARDS,
     COLORS,
-    DEFAULT_POINTS,
     OBJECTIVE_BY_ID,
-    REGULAR_IDS,
+    PAINT,
+    PLUS_MINUS,
+    REMOVE,
+    REROLL,
     SIZE,
+    SWAP,
 )
 from service.engine import Move
 
-OPTIONS: Final[Mapping[str, Any]] = {
-    "type": "object",
-    "properties": {
-        "eachColorMin": {
-            "type": "integer",
-            "enum": [4, 5],
-            "default": 5,
-            "description": "Dice of each colour that 'At Least 5 of Each Color' needs "
-            "(5, the card's title; 4, its text).",
-        },
-        "objectivePoints": {
-            "type": "object",
-            "description": "Points of each objective, specials included, by objective id.",
-            "properties": {
-                oid: {"type": "integer", "minimum": 0, "maximum": 99, "default": points}
-                for oid, points in DEFAULT_POINTS.items()
-            },
-            "default": dict(DEFAULT_POINTS),
-        },
-        "objectiveCounts": {
-            "type": "object",
-            "description": "Copies of each regular objective card in the objective deck.",
-            "properties": {
-                oid: {"type": "integer", "minimum": 0, "maximum": 5, "default": 1}
-                for oid in REGULAR_IDS
-            },
-            "default": dict.fromkeys(REGULAR_IDS, 1),
-        },
-        "actionHandSize": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 8,
-            "default": 4,
-            "description": "Action cards dealt to each player and refilled to.",
-        },
-        "prefilledSquares": {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": SIZE * SIZE - 1,
-            "default": 0,
-            "description": "Squares filled at setup with random dice from the supply (the "
-            "table's seeded generator), to shorten a game for demos and tests; 0, the "
-            "default, plays the real game.",
-        },
-        "objectiveHandSize": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 5,
-            "default": 3,
-            "description": "Objective cards dealt to each player and refilled to.",
-        },
-    },
+CARD_KINDS: Final[Mapping[str, str]] = {
+    "reroll": REROLL,
+    "remove": REMOVE,
+    "swap": SWAP,
+    "plusMinus": PLUS_MINUS,
+    "paint": PAINT,
 }
+ACTION_KINDS: Final = ("playColor", *CARD_KINDS)
+MOVE_KINDS: Final = (
+    *ACTION_KINDS,
+    "place",
+    "playObjective",
+    "claimSpecial",
+    "drawAction",
+    "forfeitActions",
+    "forfeitObjectives",
+    "done",
+)
 
 
 def _int(value: object) -> bool:

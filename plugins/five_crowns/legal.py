@@ -1,5 +1,6 @@
-"""The legal moves of a seat, in the move input's JSON shape. Going out and laying down
-are listed once, with a best arrangement filled in; the bot uses the same helpers."""
+"""Who is to act, and the legal moves of a seat, in the move input's JSON shape. Going out
+and laying down are listed once, with a best arrangement filled in; the bot uses the same
+helpers."""
 
 from __future__ import annotations
 
@@ -16,11 +17,18 @@ from plugins.five_crowns.rules import (
     remove_cards,
     sort_cards,
 )
-from plugins.five_crowns.state import DISCARD, DRAW, STOCK, State
+from plugins.five_crowns.state import DISCARD, DRAW, NOBODY, OVER, STOCK, State
 from service.engine.game import Move
 from service.engine.ruleset import RuleSet
 
 Json = dict[str, Any]
+
+
+def to_act(state: State) -> tuple[int, ...]:
+    """The seat to move, or none once the game is over."""
+    if state.phase == OVER or state.turn == NOBODY:
+        return ()
+    return (state.seats[state.turn],)
 
 
 def allowed_discards(state: State, pos: int, hs: House) -> list[str]:

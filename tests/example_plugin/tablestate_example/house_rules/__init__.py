@@ -1,0 +1,1 @@
+"""Lucky Draw's house rules: one plugin module each."""

@@ -1,0 +1,64 @@
+"""One conformance test for every installed game, as open_spiel's random-simulation test is
+for every registered game: seeded random full games (bots now and then, as each game's
+cases say) with the invariants of DESIGN.md checked at every step by ``service.testing``:
+conservation, secrecy of every view and every event, progress (a seat to act with a legal
+move, every listed move accepted, a move refused if and only if it is not listed), and
+determinism (the same seed, options, rules and moves replay to the same game). A game
+joins by shipping ``testing.FACTS`` in its plugin package."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+from support.games import cases, driver, facts, installed
+
+from service.testing import play_checked
+
+BUNDLED = {"five-crowns", "all-fives", "five-by-five", "lucky-draw"}
+
+
+def test_every_installed_game_has_facts_and_cases() -> None:
+    assert set(installed()) >= BUNDLED
+    for game_id in installed():
+        found = facts(game_id)
+        assert found.playouts and found.api_games, game_id
+        for cases_ in (found.playouts, found.api_games):
+            ids = [c["id"] for c in cases_]
+            assert len(ids) == len(set(ids)), f"{game_id}: two cases share an id"
+
+
+@pytest.mark.parametrize("game_id, case", cases("playouts"))
+def test_random_game_keeps_the_invariants(game_id: str, case: dict[str, Any]) -> None:
+    for k in range(case.get("repeat", 1)):
+        game = {**case, "seed": f"{case['seed']}-{k}"} if k else case
+        d = driver(game_id, game)
+        moves = play_checked(d, facts(game_id), game)
+        seen = Counter(e.type for e in d.events)
+        for kind, least in case.get("expect", {}).items():
+            assert seen[kind] >= least, f"fewer than {least} {kind} events: the case misses"
+        again = driver(game_id, game)
+        for seat, move in moves:
+            again.move(seat, move)
+        assert again.events == d.events, "the same seed and moves gave other events"
+        assert again.game.encode(again.state) == d.game.encode(d.state)
+
+
+@pytest.mark.parametrize("game_id", installed())
+def test_another_seed_deals_another_game(game_id: str) -> None:
+    case = facts(game_id).playouts[0]
+    first, other = driver(game_id, case), driver(game_id, {**case, "seed": f"{case['seed']}-2"})
+    assert first.events != other.events or first.state != other.state
+
+
+@pytest.mark.parametrize(
+    "game_id, case",
+    [p for p in cases("playouts") if p.values[1] in facts(p.values[0]).playouts[:2]],
+)
+def test_the_driver_plays_random_games_to_the_end(game_id: str, case: dict[str, Any]) -> None:
+    """``GameDriver.random_playout``, the plugin author's quick check, ends every game."""
+    d = driver(game_id, case)
+    result = d.random_playout(chooser=random.Random(1))
+    assert set(result.scores) == set(d.seats) >= set(result.winners)
