@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import statistics
-import time
 
 import pytest
 
@@ -497,15 +495,17 @@ def test_lay_offs_on_runs_with_wilds_against_brute_force(limits):
         ),
     ],
 )
-def test_hard_hands_are_fast(hand):
+def test_hard_hands_are_solved_in_few_states(hand):
     """A whole round-11 turn (13-card leftover, every discard) of a hard hand, memo cold,
-    under 20 ms for every rule set (typically 1 to 5 ms)."""
+    for every rule set, explores a bounded number of states (about 1,000 at most today; an
+    exponential search would make millions). Its time is ``bench/five_crowns_meld.py``'s:
+    a timing is never a test's assertion."""
     from plugins.five_crowns import _solver
 
     for limits in (MeldLimits(), NAT, RATIO):
-        _solver.solver(limits).memo.clear()
-        _solver.solver(limits).can_memo.clear()
-        start = time.perf_counter()
+        solver = _solver.solver(limits)
+        solver.memo.clear()
+        solver.can_memo.clear()
         rules.min_leftover(
             hand[:13],
             "K",
@@ -513,19 +513,21 @@ def test_hard_hands_are_fast(hand):
             max_wilds_per_natural=limits.max_wilds_per_natural,
         )
         rules.go_out_discards(hand, "K", limits)
-        assert time.perf_counter() - start < 0.02 * 5  # 5x slack for a busy CI machine
+        assert len(solver.memo) + len(solver.can_memo) <= 2_000
 
 
-def test_random_round_eleven_turns_are_fast():
-    """The issue's budget (0.5 ms median), with 4x slack for a busy machine; the
-    measurement itself is ``bench/five_crowns_meld.py``."""
+def test_random_round_eleven_turns_are_solved_in_few_states():
+    """Ordinary round-11 turns explore a few hundred states at most (231 over these 300
+    hands today); the time they take is ``bench/five_crowns_meld.py``'s."""
+    from plugins.five_crowns import _solver
+
+    solver = _solver.solver(MeldLimits())
     rng = random.Random(5)
-    times = []
     for _ in range(300):
         hand = random_hand(rng, 14, "K")
-        start = time.perf_counter()
+        solver.memo.clear()
+        solver.can_memo.clear()
         rules.min_leftover(hand[:13], "K")
         for d in hand:
             rules.can_go_out(hand, "K", d)
-        times.append(time.perf_counter() - start)
-    assert statistics.median(times) < 0.002
+        assert len(solver.memo) + len(solver.can_memo) <= 1_000, hand
