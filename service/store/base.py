@@ -309,6 +309,21 @@ class TableStore(Protocol):
         those with an audience), each trimmed to its newest ``chat_kept`` events."""
 
 
+class UserTables(Protocol):
+    """Each signed-in user's tables (``myTables``), written apart from commits, best effort;
+    a note may outlive what the user held there (callers ask the table's records)."""
+
+    async def add_user_table(self, user_id: str, table_id: str, at: float, *, ttl: float) -> None:
+        """Note ``table_id`` (created at epoch second ``at``) as one of ``user_id``'s; the
+        user's notes live ``ttl`` seconds more at least."""
+
+    async def user_tables(
+        self, user_id: str, status: str | None, first: int, after: str | None
+    ) -> Page:
+        """The user's noted tables that exist (with ``status``, if given), newest first;
+        ``after`` is a ``Page.next``. Notes of tables gone are dropped."""
+
+
 class DueIndex(Protocol):
     """When tables wait on a bot or a clock: any replica claims what falls due."""
 
@@ -378,7 +393,7 @@ class RateBuckets(Protocol):
         it); ``key`` holds no secret (callers hash tokens)."""
 
 
-class StateStore(TableStore, DueIndex, Feeds, Presence, RateBuckets, Protocol):
+class StateStore(TableStore, UserTables, DueIndex, Feeds, Presence, RateBuckets, Protocol):
     """The whole contract both stores keep (the same contract tests run on both): each
     part of the service asks only for the protocol it uses."""
 
