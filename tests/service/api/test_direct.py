@@ -14,7 +14,8 @@ from graphql import parse
 from support.lucky import MOVE, TABLE, Seated, open_table
 from support.server import Client, make_settings, serve, ws_init, ws_next
 
-from service.api.plans import SLOW as _SLOW, Plan, plan_of
+from service.api.plans import SLOW as _SLOW
+from service.api.plans import Plan, plan_of
 from service.api.schema import build_schema
 
 MOVES = [
