@@ -19,7 +19,15 @@ from typing import Any
 from service.engine import chat as chat_rules
 from service.engine import opening
 from service.engine import table as eng
-from service.engine.rights import ELSEWHERE, Credential, known_check, rights
+from service.engine.rights import (
+    ANYONE,
+    ELSEWHERE,
+    Caller,
+    known_check,
+    may_watch,
+    rights,
+    watch_refusal,
+)
 from service.errors import ApiError
 from service.store.base import (
     SPECTATORS,
@@ -67,6 +75,7 @@ class Chat:
         *,
         rate: float,
         burst: int,
+        spectators: str = ANYONE,
     ) -> None:
         self.appends = appends
         self.tables = appends.tables
@@ -74,10 +83,11 @@ class Chat:
         self.clock = clock
         self.rate = rate
         self.burst = burst
+        self.spectators = spectators  # who may watch (and so talk) without a seat
 
     async def send(
         self,
-        caller: Credential | None,
+        caller: Caller | None,
         table_id: str,
         text: str,
         name: str | None,
@@ -92,6 +102,8 @@ class Chat:
         refused = known_check(held)
         if refused is not None:
             raise refuse(refused)
+        if not may_watch(caller, held, loaded.table, self.spectators):
+            raise refuse(watch_refusal(caller, loaded.table, self.spectators))
         clean = chat_rules.clean_text(text)
         if clean is None:
             raise ApiError(
