@@ -223,11 +223,8 @@ def parse_page_cursor(text: str) -> tuple[float, str]:
     return created_at, table_id
 
 
-Listener = Callable[[str, str], None]
-"""``listener(table_id, cursor)``: the table has events up to ``cursor``."""
-
-LobbyListener = Callable[[str], None]
-"""``listener(notice)``: a lobby notice (JSON text) published by any replica."""
+Listener = Callable[[str, str], None]  # listener(table_id, cursor): events up to cursor
+LobbyListener = Callable[[str], None]  # listener(notice): a lobby notice (JSON), any replica's
 
 
 class TableStore(Protocol):
@@ -310,18 +307,16 @@ class TableStore(Protocol):
 
 
 class UserTables(Protocol):
-    """Each signed-in user's tables (``myTables``), written apart from commits, best effort;
-    a note may outlive what the user held there (callers ask the table's records)."""
+    """Each signed-in user's tables (``myTables``): written apart from commits, best effort."""
 
     async def add_user_table(self, user_id: str, table_id: str, at: float, *, ttl: float) -> None:
-        """Note ``table_id`` (created at epoch second ``at``) as one of ``user_id``'s; the
-        user's notes live ``ttl`` seconds more at least."""
+        """Note ``table_id`` (made at ``at``) for ``user_id``, whose notes live ``ttl`` s more."""
 
     async def user_tables(
         self, user_id: str, status: str | None, first: int, after: str | None
     ) -> Page:
-        """The user's noted tables that exist (with ``status``, if given), newest first;
-        ``after`` is a ``Page.next``. Notes of tables gone are dropped."""
+        """Its noted tables still there (of ``status``), paged like ``list``; the others'
+        notes are dropped. A note may outlive what the user held: callers ask the table."""
 
 
 class DueIndex(Protocol):
