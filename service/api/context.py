@@ -84,17 +84,12 @@ class Context:
         Raises:
             ApiError: ``FORBIDDEN`` for a spectator who may not watch it (``may_watch``).
         """
-        caller = await self.credential()
-        held = rights(caller, loaded.table)
-        policy = self.services.settings.spectators
-        if not may_watch(caller, held, loaded.table, policy):
-            raise refuse(watch_refusal(caller, loaded.table, policy))
+        held = await self.watches(loaded)
+        if held is None:
+            raise refuse(watch_refusal(loaded.table, self.services.settings.spectators))
         return held
 
     async def watches(self, loaded: Loaded) -> Rights | None:
         """What the caller holds at this table, or None when it may not watch it."""
-        caller = await self.credential()
-        held = rights(caller, loaded.table)
-        if not may_watch(caller, held, loaded.table, self.services.settings.spectators):
-            return None
-        return held
+        held = await self.rights(loaded)
+        return held if may_watch(held, loaded.table, self.services.settings.spectators) else None

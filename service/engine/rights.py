@@ -178,12 +178,7 @@ def _user_rights(user: User, table: _Table) -> Rights:
     return Rights(standing=SIGNED_IN)
 
 
-def seat_of_user(table: _Table, user: User) -> int | None:
-    """The seat ``table`` binds to ``user``, if any (a user holds one seat per table)."""
-    return next((s.index for s in table.seats if s.user is not None and s.user == user.id), None)
-
-
-def may_watch(credential: Caller | None, held: Rights, table: _Table, policy: str) -> bool:
+def may_watch(held: Rights, table: _Table, policy: str) -> bool:
     """Whether a viewer holding ``held`` at ``table`` may see it: its seats and its host
     always; anyone else (a spectator) unless the table's ``spectators`` option is off or
     the operator's ``policy`` asks more (``SIGNED_IN_ONLY``: a signed-in user,
@@ -195,7 +190,7 @@ def may_watch(credential: Caller | None, held: Rights, table: _Table, policy: st
     return policy != SIGNED_IN_ONLY or held.standing == SIGNED_IN
 
 
-def watch_refusal(credential: Caller | None, table: _Table, policy: str) -> Rejected:
+def watch_refusal(table: _Table, policy: str) -> Rejected:
     """Why a spectator may not watch ``table`` (``FORBIDDEN``), in words."""
     if not core(table.options, "spectators"):
         return Rejected("FORBIDDEN", "this table has no spectators: only its players see it")

@@ -102,8 +102,8 @@ class Chat:
         refused = known_check(held)
         if refused is not None:
             raise refuse(refused)
-        if not may_watch(caller, held, loaded.table, self.spectators):
-            raise refuse(watch_refusal(caller, loaded.table, self.spectators))
+        if not may_watch(held, loaded.table, self.spectators):
+            raise refuse(watch_refusal(loaded.table, self.spectators))
         clean = chat_rules.clean_text(text)
         if clean is None:
             raise ApiError(

@@ -44,12 +44,15 @@ async def _until_expiry(items: AsyncIterator[_T], user: User) -> AsyncGenerator[
     deadline = asyncio.get_running_loop().time() + user.remaining()
     async with contextlib.aclosing(items):  # type: ignore[type-var]
         while True:
+            timer = asyncio.timeout_at(deadline)
             try:
-                async with asyncio.timeout_at(deadline):
+                async with timer:
                     item = await anext(items)
             except StopAsyncIteration:
                 return
             except TimeoutError:
+                if not timer.expired():
+                    raise
                 raise ApiError("UNAUTHENTICATED", EXPIRED) from None
             yield item
 
@@ -80,8 +83,8 @@ async def event_stream(
     if start.standing == LOST:
         raise ApiError("UNAUTHENTICATED", start.why or GONE)
     policy = services.settings.spectators
-    if not may_watch(caller, start, loaded.table, policy):
-        raise refuse(watch_refusal(caller, loaded.table, policy))
+    if not may_watch(start, loaded.table, policy):
+        raise refuse(watch_refusal(loaded.table, policy))
     watching = start.standing != HELD
     if watching:
         start = SPECTATOR  # a token for another table, or a user without a seat, watches
@@ -100,8 +103,8 @@ async def event_stream(
                 now = rights(caller, table)
                 if lost(start, now):
                     raise ApiError("UNAUTHENTICATED", now.why or GONE)
-                if watching and table is not None and not may_watch(caller, now, table, policy):
-                    raise refuse(watch_refusal(caller, table, policy))
+                if watching and table is not None and not may_watch(now, table, policy):
+                    raise refuse(watch_refusal(table, policy))
             if visible(item.event, seat):
                 yield TableEvent.delivered(item, table_id, seat, host)
 

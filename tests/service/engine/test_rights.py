@@ -145,12 +145,12 @@ def test_sign_in_check(required, who, code):
 )
 def test_who_may_watch(policy, spectators, who, allowed):
     table = make_table(spectators=spectators)
-    assert may_watch(who, rights(who, table), table, policy) is allowed
+    assert may_watch(rights(who, table), table, policy) is allowed
 
 
 def test_tables_made_before_the_option_admit_spectators():
     table = replace(make_table(), options={})
-    assert may_watch(None, rights(None, table), table, ANYONE)
+    assert may_watch(rights(None, table), table, ANYONE)
 
 
 # -- seats bound to users ------------------------------------------------------------------
