@@ -123,7 +123,11 @@ async def test_a_users_seat_plays_from_two_devices_and_no_other_user_acts_for_it
                     "myHand"
                 ]
             hand = (await a.q(HAND, ann1, t=t))["table"]
-            assert hand == (await b.q(HAND, ann2, t=t))["table"]
+            other = (await b.q(HAND, ann2, t=t))["table"]
+            # the same view from both devices (the event log may have grown meanwhile: the
+            # sockets' presence is appended as it comes)
+            for key in ("version", "legalMoves", "state"):
+                assert hand[key] == other[key], key
             move = (
                 {"luckyDraw": {"draw": True}}
                 if {"luckyDraw": {"draw": True}} in hand["legalMoves"]
