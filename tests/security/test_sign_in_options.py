@@ -195,3 +195,22 @@ async def test_a_rematch_keeps_each_users_seat_and_is_among_their_tables(plain: 
         viewer = await a.q("query($t: ID) { viewer(tableId: $t) { seat } }", who, t=new)
         assert viewer["viewer"]["seat"] == seat
         assert (await mine(a, who))[0] == [new, t.table_id]
+
+
+@pytest.mark.parametrize("store", STORES)
+async def test_the_lobby_shows_a_table_only_to_those_who_may_watch_it(servers, store):
+    lobby = "subscription { lobbyEvents { type tableId table { id } } }"
+    async with servers(store) as s:
+        ann = token(s.keys[0], "ann")
+        closed = await s.a.q(CREATE, ann, g="lucky-draw", s=2, o={"spectators": False})
+        t = closed["createTable"]["table"]["id"]
+        for who, shown in ((None, False), (token(s.keys[1], "cat"), False), (ann, True)):
+            async with opened(s.b, who) as socket:
+                await socket.start("lobby", lobby)
+
+                def listed(socket: Any = socket) -> list[dict[str, Any]]:
+                    found = [m["payload"]["data"]["lobbyEvents"] for m in socket.answers("lobby")]
+                    return [e for e in found if e["tableId"] == t]
+
+                await socket.wait(lambda listed=listed: bool(listed()))
+                assert (listed()[0]["table"] is not None) is shown, who
