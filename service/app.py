@@ -27,6 +27,7 @@ from service.api.schema import build_schema
 from service.api.view import GraphQLApp
 from service.config import Settings
 from service.hub import Hub
+from service.identity import Identity
 from service.lobby import LobbyHub
 from service.metrics import Metrics
 from service.ratelimit import Guard
@@ -193,7 +194,13 @@ def create_app(
     tables.on_commit = hub.local_commit
     guard = Guard(settings, store, metrics)
     services = Services(
-        settings, registry, tables, hub, guard, LobbyHub(store, settings.subscriber_queue)
+        settings,
+        registry,
+        tables,
+        hub,
+        guard,
+        LobbyHub(store, settings.subscriber_queue),
+        Identity(settings) if settings.sign_in else None,
     )
     schema = build_schema(registry, settings, metrics)
     graphql = GraphQLApp(services, schema)

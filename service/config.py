@@ -10,6 +10,8 @@ import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any, Final
+from urllib.parse import urlsplit
 
 
 class ConfigError(Exception):
@@ -72,6 +74,100 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     if not raw:
         return default
     return raw in ("1", "true", "yes", "on")
+
+
+# Sign-in (docs/identity.md). Algorithms PyJWT verifies that may be named; "none" never is.
+ASYMMETRIC: Final = frozenset(
+    {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+)
+SHARED: Final = frozenset({"HS256", "HS384", "HS512"})
+DEFAULT_ALGORITHMS: Final = ("RS256", "ES256", "EdDSA")
+MIN_JWT_SECRET: Final = 32  # bytes: HS256's own size; PyJWT refuses shorter keys too
+SPECTATOR_POLICIES: Final = ("anyone", "signed-in", "seated")
+
+
+def default_algorithms(jwks: bool, secret: bool) -> tuple[str, ...]:
+    """The algorithms accepted when ``TABLESTATE_JWT_ALGORITHMS`` names none: the usual
+    asymmetric ones with a JWKS, HS256 with a shared secret."""
+    return (DEFAULT_ALGORITHMS if jwks else ()) + (("HS256",) if secret else ())
+
+
+def _jwks(env: Mapping[str, str]) -> str | None:
+    """Where the issuer's keys are: an https URL, a file (an absolute path or ``file://``),
+    or, for tests only, plain http to a loopback address."""
+    name = "TABLESTATE_JWT_JWKS_URL"
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    parts = urlsplit(raw)
+    if parts.scheme == "https" and parts.hostname:
+        return raw
+    if parts.scheme == "http" and parts.hostname:
+        try:
+            loopback = ipaddress.ip_address(parts.hostname).is_loopback
+        except ValueError:
+            loopback = False
+        if loopback:
+            return raw
+        raise ConfigError(f"{name}: plain http only to a loopback address (tests); use https")
+    if parts.scheme == "file" and parts.path.startswith("/"):
+        return parts.path
+    if not parts.scheme and raw.startswith("/"):
+        return raw
+    raise ConfigError(f"{name} must be an https URL or an absolute file path, not {raw!r}")
+
+
+def _sign_in(env: Mapping[str, str]) -> dict[str, Any]:
+    """The sign-in settings, checked together: a JWKS or a shared secret needs an issuer
+    and an audience; each algorithm needs its kind of key; ``none`` is never accepted."""
+    jwks = _jwks(env)
+    secret = env.get("TABLESTATE_JWT_SECRET", "").encode()
+    if secret and len(secret) < MIN_JWT_SECRET:
+        raise ConfigError(f"TABLESTATE_JWT_SECRET must be at least {MIN_JWT_SECRET} bytes")
+    issuer = env.get("TABLESTATE_JWT_ISSUER", "").strip() or None
+    audience = _list(env, "TABLESTATE_JWT_AUDIENCE")
+    algorithms = _list(env, "TABLESTATE_JWT_ALGORITHMS") or default_algorithms(
+        bool(jwks), bool(secret)
+    )
+    for alg in algorithms:
+        if alg.lower() == "none":
+            raise ConfigError("TABLESTATE_JWT_ALGORITHMS: 'none' is never accepted")
+        if alg in SHARED and not secret:
+            raise ConfigError(f"TABLESTATE_JWT_ALGORITHMS: {alg} needs TABLESTATE_JWT_SECRET")
+        if alg in ASYMMETRIC and not jwks:
+            raise ConfigError(f"TABLESTATE_JWT_ALGORITHMS: {alg} needs TABLESTATE_JWT_JWKS_URL")
+        if alg not in SHARED | ASYMMETRIC:
+            raise ConfigError(f"TABLESTATE_JWT_ALGORITHMS: unknown algorithm {alg!r}")
+    signing_in = bool(jwks or secret)
+    if signing_in and (issuer is None or not audience):
+        raise ConfigError(
+            "signing in needs TABLESTATE_JWT_ISSUER and TABLESTATE_JWT_AUDIENCE: a token of "
+            "another issuer, or for another service of the same issuer, must not be accepted"
+        )
+    if signing_in and not algorithms:
+        raise ConfigError("TABLESTATE_JWT_ALGORITHMS names no algorithm")
+    spectators = env.get("TABLESTATE_SPECTATORS", "anyone").strip().lower() or "anyone"
+    if spectators not in SPECTATOR_POLICIES:
+        raise ConfigError(f"TABLESTATE_SPECTATORS is one of {', '.join(SPECTATOR_POLICIES)}")
+    require = _bool(env, "TABLESTATE_REQUIRE_SIGN_IN", False)
+    if (require or spectators == "signed-in") and not signing_in:
+        raise ConfigError(
+            "TABLESTATE_REQUIRE_SIGN_IN and TABLESTATE_SPECTATORS=signed-in need sign-in "
+            "configured (TABLESTATE_JWT_JWKS_URL or TABLESTATE_JWT_SECRET)"
+        )
+    return {
+        "jwt_jwks_url": jwks,
+        "jwt_secret": secret,
+        "jwt_issuer": issuer,
+        "jwt_audience": audience,
+        "jwt_algorithms": tuple(algorithms),
+        "jwt_leeway": _float(env, "TABLESTATE_JWT_LEEWAY", 30.0),
+        "jwt_name_claim": env.get("TABLESTATE_JWT_NAME_CLAIM", "").strip() or "name",
+        "jwt_jwks_cache": max(1.0, _float(env, "TABLESTATE_JWT_JWKS_CACHE", 300.0)),
+        "jwt_jwks_refresh": _float(env, "TABLESTATE_JWT_JWKS_REFRESH", 30.0),
+        "require_sign_in": require,
+        "spectators": spectators,
+    }
 
 
 @dataclass(frozen=True)
@@ -140,6 +236,24 @@ class Settings:
     chat_rate: float = 1.0
     chat_burst: int = 5
     presence_ttl: float = 30.0
+    # Sign-in (docs/identity.md): JWTs verified with the issuer's keys (a JWKS) or a shared
+    # secret; both off by default. ``jwt_algorithms`` empty: those the keys allow.
+    jwt_jwks_url: str | None = None
+    jwt_secret: bytes = field(default=b"", repr=False)
+    jwt_issuer: str | None = None
+    jwt_audience: tuple[str, ...] = ()
+    jwt_algorithms: tuple[str, ...] = ()
+    jwt_leeway: float = 30.0
+    jwt_name_claim: str = "name"
+    jwt_jwks_cache: float = 300.0
+    jwt_jwks_refresh: float = 30.0
+    require_sign_in: bool = False
+    spectators: str = "anyone"  # who may watch a table without a seat: SPECTATOR_POLICIES
+
+    @property
+    def sign_in(self) -> bool:
+        """Whether signed-in users are verified here (a JWKS or a shared secret)."""
+        return bool(self.jwt_jwks_url or self.jwt_secret)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -209,6 +323,7 @@ class Settings:
             chat_rate=_float(env, "TABLESTATE_CHAT_RATE", 1.0),
             chat_burst=_int(env, "TABLESTATE_CHAT_BURST", 5, 1),
             presence_ttl=max(1.0, _float(env, "TABLESTATE_PRESENCE_TTL", 30.0)),
+            **_sign_in(env),
         )
 
     def with_overrides(self, **changes: object) -> Settings:

@@ -11,6 +11,7 @@ CODES: Final = frozenset(
         "UNAUTHENTICATED",
         "FORBIDDEN",
         "TABLE_FULL",
+        "ALREADY_SEATED",
         "TABLE_NOT_OPEN",
         "TABLE_NOT_PLAYING",
         "RULE_CONFLICT",

@@ -7,12 +7,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.config import Settings
-from service.engine.rights import Credential, Rights, rights
+from service.engine.rights import Caller, Rights, may_watch, rights, watch_refusal
+from service.errors import ApiError
 from service.hub import Hub
+from service.identity import Identity, looks_like_jwt
 from service.lobby import LobbyHub
 from service.plugins import Registry
 from service.ratelimit import Client, Guard
 from service.tables import Loaded, TableService
+from service.tables.loading import refuse
 
 _UNRESOLVED: Any = object()
 
@@ -27,6 +30,22 @@ class Services:
     hub: Hub
     guard: Guard | None = None  # rate limits and connection caps (None: none)
     lobby: LobbyHub | None = None  # lobbyEvents' fan-out (made on first use when None)
+    identity: Identity | None = None  # verifies JWTs (None: signing in is not configured)
+
+    async def authenticate(self, token: str | None) -> Caller | None:
+        """The credential of a bearer token: a signed-in user for a JWT, else a table token
+        its table knows; None for no token.
+
+        Raises:
+            ApiError: ``UNAUTHENTICATED`` for a malformed or unknown token, or a JWT that
+            fails a check (the reason names it); ``UNAVAILABLE`` when neither the store nor
+            the issuer's keys can be read.
+        """
+        if token is not None and looks_like_jwt(token):
+            if self.identity is None:
+                raise ApiError("UNAUTHENTICATED", "signing in is not configured on this server")
+            return await self.identity.verify(token)
+        return await self.tables.reads.authenticate(token)
 
 
 @dataclass
@@ -34,8 +53,9 @@ class Context:
     """The caller's token and the replica's services.
 
     The token is authenticated once (per HTTP request, or per WebSocket at
-    ``connection_init``); what it holds at a table is asked at that table every time
-    (``rights``): a connection carries a credential, never a seat."""
+    ``connection_init``): a table token, or a signed-in user whose sign-in ends at its
+    JWT's expiry; what it holds at a table is asked at that table every time (``rights``):
+    a connection carries a credential, never a seat."""
 
     services: Services
     token: str | None = None
@@ -44,16 +64,32 @@ class Context:
     client: Client | None = None  # who sent it, as the rate limits count (service/ratelimit)
     _credential: Any = _UNRESOLVED
 
-    async def credential(self) -> Credential | None:
+    async def credential(self) -> Caller | None:
         """The caller's credential (None: a spectator), authenticated on first use.
 
         Raises:
             ApiError: ``UNAUTHENTICATED`` for a malformed or unknown token.
         """
         if self._credential is _UNRESOLVED:
-            self._credential = await self.services.tables.reads.authenticate(self.token)
+            self._credential = await self.services.authenticate(self.token)
         return self._credential  # type: ignore[no-any-return]
 
     async def rights(self, loaded: Loaded | None) -> Rights:
         """What the caller holds at this table as loaded."""
         return rights(await self.credential(), loaded.table if loaded is not None else None)
+
+    async def viewing(self, loaded: Loaded) -> Rights:
+        """What the caller holds at this table, to be shown it.
+
+        Raises:
+            ApiError: ``FORBIDDEN`` for a spectator who may not watch it (``may_watch``).
+        """
+        held = await self.watches(loaded)
+        if held is None:
+            raise refuse(watch_refusal(loaded.table, self.services.settings.spectators))
+        return held
+
+    async def watches(self, loaded: Loaded) -> Rights | None:
+        """What the caller holds at this table, or None when it may not watch it."""
+        held = await self.rights(loaded)
+        return held if may_watch(held, loaded.table, self.services.settings.spectators) else None

@@ -53,6 +53,7 @@ STORE_FIELDS: Final = frozenset(
     {
         ("Query", "table"),
         ("Query", "tables"),
+        ("Query", "myTables"),
         ("Table", "cursor"),
         ("Table", "events"),
         ("TableEvent", "table"),

@@ -147,7 +147,7 @@ def time_out(table: Table, seat: int) -> tuple[Table, list[Event], bool]:
     new = replace(s, timeouts=count)
     handed = 0 < limit <= count
     if handed:
-        new = replace(new, kind=BOT, token_hash=None, rejoin_by=None)
+        new = replace(new, kind=BOT, token_hash=None, user=None, rejoin_by=None)
         events.append(Event("seat.bot_took_over", {"reason": TIMEOUTS, "name": s.name}, seat=seat))
     seats = list(table.seats)
     seats[seat] = new

@@ -86,11 +86,12 @@ def rematch_table(
     now: str,
 ) -> tuple[Table, list[Event]]:
     """The OPEN table of a rematch: the same game, options, house rules and seats (humans
-    with their new token hashes, bots as bots); linked back to ``old``."""
+    with their new token hashes and their signed-in users, bots as bots), the same host
+    user; linked back to ``old``."""
     seats = []
     for s in old.seats:
         if s.kind == HUMAN:
-            seats.append(Seat(s.index, HUMAN, s.name, seat_hashes[s.index], s.host))
+            seats.append(Seat(s.index, HUMAN, s.name, seat_hashes[s.index], s.host, user=s.user))
         elif s.kind == BOT:
             seats.append(Seat(s.index, BOT, s.name))
         else:
@@ -110,6 +111,7 @@ def rematch_table(
         private=old.private,
         join_code=join_code,
         rematch_of=old.id,
+        host_user=old.host_user,
     )
     data = {
         "gameId": old.game_id,

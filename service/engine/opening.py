@@ -85,8 +85,9 @@ def create(
     nonce: str,
     host_hash: str,
     commitment: str,
+    host_user: str | None = None,
 ) -> tuple[Table, list[Event]] | Rejected:
-    """A new OPEN table."""
+    """A new OPEN table (``host_user``: the signed-in user who holds the host's rights)."""
     if seats is not None and not game.min_players <= seats <= game.max_players:
         return Rejected(
             "BAD_INPUT", f"{game.name} seats {game.min_players} to {game.max_players}, not {seats}"
@@ -113,6 +114,7 @@ def create(
         commitment=commitment,
         created_at=now,
         updated_at=now,
+        host_user=host_user,
     )
     data = {"gameId": game.id, "seats": n, "houseRules": list(table.house_rules)}
     return table, [Event("table.created", data)]
@@ -176,19 +178,24 @@ def join(
     host: bool,
     client_seed: str | None,
     now: str,
+    user: str | None = None,
 ) -> tuple[Table, int, list[Event]] | Rejected:
-    """A human takes a seat (the first free one when ``seat`` is None)."""
+    """A human takes a seat (the first free one when ``seat`` is None); ``user``: the
+    signed-in user it is bound to, who holds at most one seat of a table."""
     clean = clean_name(name)
     if clean is None:
         return Rejected("BAD_INPUT", f"a name is 1 to {MAX_NAME} printable characters")
     if client_seed is not None and len(client_seed) > MAX_CLIENT_SEED:
         return Rejected("BAD_INPUT", f"a client seed is at most {MAX_CLIENT_SEED} characters")
+    held = next((s.index for s in table.seats if user is not None and s.user == user), None)
+    if held is not None and table.status == OPEN:
+        return Rejected("ALREADY_SEATED", f"you hold seat {held} of this table already")
     index = _free_seat(table, seat)
     if isinstance(index, Rejected):
         return index
     if name_taken(table, clean):
         return Rejected("BAD_INPUT", NAME_TAKEN)
-    new = Seat(index, HUMAN, clean, token_hash, host, client_seed)
+    new = Seat(index, HUMAN, clean, token_hash, host, client_seed, user=user)
     event = Event("seat.joined", {"name": clean, "host": host}, seat=index)
     return with_seat(table, new, now), index, [event]
 

@@ -137,9 +137,15 @@ CORE_OPTIONS: dict[str, dict[str, Any]] = {
         "description": "When a player leaves a playing table, how long the seat waits for "
         "them to rejoin before a bot takes it (0: a bot takes it at once).",
     },
+    "spectators": {
+        "type": "boolean",
+        "default": True,
+        "description": "Whether viewers without a seat may watch the table (false: only its "
+        "players and its host see it; the server may allow fewer, never more).",
+    },
 }
-"""The options every table has, whatever its game: clocks, undo, leaving. Games may not
-declare options of these names."""
+"""The options every table has, whatever its game: clocks, undo, leaving, spectators. Games
+may not declare options of these names."""
 
 
 def table_schema(game_options: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,16 +1,20 @@
 """Who a credential is at a table, and what that viewer may see: the one place that decides.
 
-A connection carries a ``Credential`` (a table token, parsed once; never the token's
-text), never a seat. Which seat and which host rights it holds is a function of the
-table's own records at the version being served: ``rights(credential, table)``. Every
-path asks this module, at the table it is about to serve: queries, mutations (inside the
-operation, at the version it commits on), the direct path and every delivery of the
-fan-out. When a commit takes a seat from a credential (a kick, a replacement, leaving, a
-bot taking over, a grace period ending), the credential's next question gets the answer
-of that commit on, so nothing private reaches it any more.
+A connection carries a credential, never a seat: a ``Credential`` (a table token, parsed
+once; never the token's text) or a ``User`` (a signed-in user, from a verified JWT, with
+the time its sign-in ends). Which seat and which host rights it holds is a function of the
+table's own records at the version being served: ``rights(credential, table)``. A token
+holds what the table's token hashes give it; a user, the seat and the host role the table
+binds to its id, from any device. Every path asks this module, at the table it is about to
+serve: queries, mutations (inside the operation, at the version it commits on), the direct
+path and every delivery of the fan-out. When a commit takes a seat from a credential (a
+kick, a replacement, leaving, a bot taking over, a grace period ending), or a user's
+sign-in ends, the credential's next question gets the answer of that moment on, so
+nothing private reaches it any more.
 
-Redaction is here too: what a viewer with given rights may see of an event
-(``visible``, ``redact``). The game state's view for a seat is the game's own
+Who may watch a table without a seat is here too (``may_watch``: the operator's policy and
+the table's ``spectators`` option), and redaction: what a viewer with given rights may see
+of an event (``visible``, ``redact``). The game state's view for a seat is the game's own
 (``GameDef.view``), asked with the seat these rights give.
 """
 
@@ -18,11 +22,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol, TypeAlias
 
 from service.engine.game import Rejected
+from service.engine.options import core
 
 MAX_TOKEN: Final = 200
 SPECTATORS: Final = "spectators"  # an event's audience: viewers without a seat only
@@ -30,8 +35,16 @@ SPECTATORS: Final = "spectators"  # an event's audience: viewers without a seat 
 # What a credential is to a table (``Rights.standing``).
 NONE: Final = "none"  # no credential: a spectator
 ELSEWHERE: Final = "elsewhere"  # a credential for another table: a spectator here
+SIGNED_IN: Final = "signed-in"  # a signed-in user the table binds nothing to: a spectator
 HELD: Final = "held"  # the table knows it: a seat, host rights, or both
-LOST: Final = "lost"  # a credential for this table that it no longer knows
+LOST: Final = "lost"  # a credential the table no longer knows, or a sign-in that ended
+
+EXPIRED: Final = "the sign-in has expired (exp)"
+
+# Who may watch a table without a seat or the host's rights (``TABLESTATE_SPECTATORS``).
+ANYONE: Final = "anyone"
+SIGNED_IN_ONLY: Final = "signed-in"
+SEATED_ONLY: Final = "seated"
 
 
 class MalformedToken(ValueError):
@@ -60,9 +73,36 @@ class Credential:
         return cls(table_id, token_hash(token))
 
 
+@dataclass(frozen=True, slots=True)
+class User:
+    """A signed-in user, as a verified JWT says: ``id`` is ``<issuer>#<sub>``, ``name`` the
+    configured claim (None: none). Its sign-in ends at ``expires`` (epoch seconds) as read
+    on ``clock``, the verifier's: from then on it holds nothing anywhere (``LOST``)."""
+
+    id: str
+    name: str | None
+    expires: float
+    clock: Callable[[], float] = field(compare=False, repr=False)
+
+    def remaining(self) -> float:
+        """Seconds until the sign-in ends (0 or less: it has)."""
+        return self.expires - self.clock()
+
+
+Caller: TypeAlias = Credential | User
+"""What a connection carries: a table token or a signed-in user."""
+
+
 def token_hash(token: str) -> str:
     """How a token is stored: the SHA-256 hex of its text."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def user_of(credential: Caller | None) -> User | None:
+    """The signed-in user of a credential whose sign-in has not ended (None otherwise)."""
+    if isinstance(credential, User) and credential.remaining() > 0:
+        return credential
+    return None
 
 
 class _Seat(Protocol):
@@ -72,6 +112,8 @@ class _Seat(Protocol):
     def token_hash(self) -> str | None: ...
     @property
     def host(self) -> bool: ...
+    @property
+    def user(self) -> str | None: ...
 
 
 class _Table(Protocol):
@@ -80,7 +122,11 @@ class _Table(Protocol):
     @property
     def host_hash(self) -> str: ...
     @property
+    def host_user(self) -> str | None: ...
+    @property
     def seats(self) -> tuple[Any, ...]: ...
+    @property
+    def options(self) -> Mapping[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +136,7 @@ class Rights:
     seat: int | None = None
     host: bool = False
     standing: str = NONE
+    why: str = ""  # what a refusal says of rights that are gone (LOST), when it is known
 
     @property
     def audience(self) -> tuple[int | None, bool]:
@@ -100,12 +147,14 @@ class Rights:
 SPECTATOR: Final = Rights()
 
 
-def rights(credential: Credential | None, table: _Table | None) -> Rights:
+def rights(credential: Caller | None, table: _Table | None) -> Rights:
     """What ``credential`` holds at ``table`` now (a table gone: nothing)."""
     if credential is None:
         return SPECTATOR
     if table is None:
         return Rights(standing=LOST)
+    if isinstance(credential, User):
+        return _user_rights(credential, table)
     if credential.table_id != table.id:
         return Rights(standing=ELSEWHERE)
     digest = credential.digest
@@ -116,6 +165,48 @@ def rights(credential: Credential | None, table: _Table | None) -> Rights:
     if hmac.compare_digest(table.host_hash, digest):
         return Rights(None, True, HELD)
     return Rights(standing=LOST)
+
+
+def _user_rights(user: User, table: _Table) -> Rights:
+    if user.remaining() <= 0:
+        return Rights(standing=LOST, why=EXPIRED)
+    for seat in table.seats:
+        if seat.user is not None and seat.user == user.id:
+            return Rights(seat.index, bool(seat.host), HELD)
+    if table.host_user is not None and table.host_user == user.id:
+        return Rights(None, True, HELD)
+    return Rights(standing=SIGNED_IN)
+
+
+def may_watch(held: Rights, table: _Table, policy: str) -> bool:
+    """Whether a viewer holding ``held`` at ``table`` may see it: its seats and its host
+    always; anyone else (a spectator) unless the table's ``spectators`` option is off or
+    the operator's ``policy`` asks more (``SIGNED_IN_ONLY``: a signed-in user,
+    ``SEATED_ONLY``: nobody)."""
+    if held.standing == HELD:
+        return True
+    if not core(table.options, "spectators") or policy == SEATED_ONLY:
+        return False
+    return policy != SIGNED_IN_ONLY or held.standing == SIGNED_IN
+
+
+def watch_refusal(table: _Table, policy: str) -> Rejected:
+    """Why a spectator may not watch ``table`` (``FORBIDDEN``), in words."""
+    if not core(table.options, "spectators"):
+        return Rejected("FORBIDDEN", "this table has no spectators: only its players see it")
+    if policy == SEATED_ONLY:
+        return Rejected("FORBIDDEN", "tables here are seen by their players only")
+    return Rejected("FORBIDDEN", "sign in to watch tables here")
+
+
+def sign_in_check(credential: Caller | None, required: bool, what: str) -> Rejected | None:
+    """None unless the caller's sign-in has ended, or signing in is ``required`` for
+    ``what`` (``TABLESTATE_REQUIRE_SIGN_IN``) and the caller is not a signed-in user."""
+    if isinstance(credential, User) and credential.remaining() <= 0:
+        return Rejected("UNAUTHENTICATED", EXPIRED)
+    if required and user_of(credential) is None:
+        return Rejected("UNAUTHENTICATED", f"sign in to {what} here")
+    return None
 
 
 def lost(before: Rights, now: Rights) -> bool:
@@ -153,7 +244,7 @@ def holding(seat: int, what: str) -> Callable[[Rights], Rejected | None]:
         if isinstance(now, Rejected):
             return now
         if now != seat:
-            return Rejected("UNAUTHENTICATED", "this token no longer holds its seat")
+            return Rejected("UNAUTHENTICATED", "this token or sign-in no longer holds its seat")
         return None
 
     return check
@@ -177,7 +268,7 @@ def here_check(held: Rights) -> Rejected | None:
 
 def _who(held: Rights, otherwise: str) -> str:
     if held.standing == LOST:
-        return "this token holds nothing at this table any more"
+        return held.why or "this token holds nothing at this table any more"
     return otherwise
 
 

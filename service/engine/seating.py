@@ -2,8 +2,9 @@
 host handing a seat to a new player.
 
 Pure, like ``table.py``: a ``Table`` in, a new ``Table`` and its events out, or a
-``Rejected``. A seat handed to a bot or to a new player loses its token hash, so the old
-token resolves to nothing (``UNAUTHENTICATED``).
+``Rejected``. A seat handed to a bot or to a new player loses its token hash and its
+signed-in user, so the old token resolves to nothing (``UNAUTHENTICATED``) and the user
+holds nothing there any more.
 """
 
 from __future__ import annotations
@@ -24,7 +25,13 @@ LEFT: Final = "left"
 def to_bot(seat: Seat) -> Seat:
     """The seat played by the bot from now on: no token, no clock, no grace."""
     return replace(
-        seat, kind=BOT, token_hash=None, rejoin_by=None, turn_started=None, deadline=None
+        seat,
+        kind=BOT,
+        token_hash=None,
+        user=None,
+        rejoin_by=None,
+        turn_started=None,
+        deadline=None,
     )
 
 
@@ -79,8 +86,8 @@ def replace_player(
     table: Table, *, seat: int, name: str, token_hash: str, at: str
 ) -> tuple[Table, list[Event]] | Rejected:
     """The host hands a seat (a human's, one left, or a bot's) to a new player, whose token
-    is ``token_hash``'s; the old token stops working. The client seed stays: it is part of
-    the game seed already in use."""
+    is ``token_hash``'s; the old token (and the user it was bound to) stops working. The
+    client seed stays: it is part of the game seed already in use."""
     clean = clean_name(name)
     if clean is None:
         return Rejected("BAD_INPUT", f"a name is 1 to {MAX_NAME} printable characters")
@@ -98,6 +105,7 @@ def replace_player(
         kind=HUMAN,
         name=clean,
         token_hash=token_hash,
+        user=None,
         host=False,
         rejoin_by=None,
         timeouts=0,

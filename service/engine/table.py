@@ -59,6 +59,8 @@ class Seat:
     timeouts: int = 0
     # A player who left a playing table may come back until then (None: seated or gone).
     rejoin_by: float | None = None
+    # The signed-in user the seat is bound to (``<issuer>#<sub>``; None: a token's alone).
+    user: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +91,15 @@ class Table:
     rematch: str | None = None
     # What the last move needs to be taken back (service/engine/undo.py); never shown.
     undo: Mapping[str, Any] | None = None
+    # The signed-in user who holds the host's rights (None: the host token's alone).
+    host_user: str | None = None
     version: int = 0
 
     def encode(self) -> str:
         d = {k: getattr(self, k) for k in self.__slots__ if k != "version"}
-        d["seats"] = [{k: getattr(s, k) for k in Seat.__slots__} for s in self.seats]
-        return _json.dumps(d)
+        seats = [{k: getattr(s, k) for k in Seat.__slots__} for s in self.seats]
+        d["seats"] = [_without_unset(s) for s in seats]
+        return _json.dumps(_without_unset(d))
 
     @classmethod
     def decode(cls, text: str, version: int) -> Table:
@@ -112,6 +117,15 @@ class Table:
 
     def bots(self) -> frozenset[int]:
         return frozenset(s.index for s in self.seats if s.kind == BOT)
+
+
+# Fields added since the first release that are left out of a snapshot while unset, so
+# that a replica of an earlier release still reads every table no signed-in user touched.
+_LEFT_OUT_UNSET: Final = frozenset({"user", "host_user"})
+
+
+def _without_unset(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if not (k in _LEFT_OUT_UNSET and v is None)}
 
 
 def decode_state(table: Table, game: GameDef[Any]) -> Any:

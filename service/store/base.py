@@ -223,11 +223,8 @@ def parse_page_cursor(text: str) -> tuple[float, str]:
     return created_at, table_id
 
 
-Listener = Callable[[str, str], None]
-"""``listener(table_id, cursor)``: the table has events up to ``cursor``."""
-
-LobbyListener = Callable[[str], None]
-"""``listener(notice)``: a lobby notice (JSON text) published by any replica."""
+Listener = Callable[[str, str], None]  # listener(table_id, cursor): events up to cursor
+LobbyListener = Callable[[str], None]  # listener(notice): a lobby notice (JSON), any replica's
 
 
 class TableStore(Protocol):
@@ -309,6 +306,19 @@ class TableStore(Protocol):
         those with an audience), each trimmed to its newest ``chat_kept`` events."""
 
 
+class UserTables(Protocol):
+    """Each signed-in user's tables (``myTables``): written apart from commits, best effort."""
+
+    async def add_user_table(self, user_id: str, table_id: str, at: float, *, ttl: float) -> None:
+        """Note ``table_id`` (made at ``at``) for ``user_id``, whose notes live ``ttl`` s more."""
+
+    async def user_tables(
+        self, user_id: str, status: str | None, first: int, after: str | None
+    ) -> Page:
+        """Its noted tables still there (of ``status``), paged like ``list``; the others'
+        notes are dropped. A note may outlive what the user held: callers ask the table."""
+
+
 class DueIndex(Protocol):
     """When tables wait on a bot or a clock: any replica claims what falls due."""
 
@@ -378,7 +388,7 @@ class RateBuckets(Protocol):
         it); ``key`` holds no secret (callers hash tokens)."""
 
 
-class StateStore(TableStore, DueIndex, Feeds, Presence, RateBuckets, Protocol):
+class StateStore(TableStore, UserTables, DueIndex, Feeds, Presence, RateBuckets, Protocol):
     """The whole contract both stores keep (the same contract tests run on both): each
     part of the service asks only for the protocol it uses."""
 

@@ -101,6 +101,15 @@ def _key(pair: tuple[tuple[int, int], StoredEvent]) -> tuple[int, int]:
     return pair[0]
 
 
+def page_of(rows: list[tuple[float, str]], first: int, after: str | None) -> Page:
+    """The page of ``(created_at, table id)`` rows after ``after``, newest first."""
+    bound = parse_page_cursor(after) if after is not None else None
+    kept = sorted((r for r in rows if bound is None or r < bound), reverse=True)
+    page = kept[: max(first, 0)]
+    following = page_cursor(*page[-1]) if page and len(kept) > len(page) else None
+    return Page(tuple(table_id for _, table_id in page), following)
+
+
 @final
 class MemoryStore:
     """The ``StateStore`` of a single process.
@@ -140,6 +149,7 @@ class MemoryStore:
         self._presence: dict[str, dict[tuple[int, str], float]] = {}  # table -> entry -> end
         self._lobby_listener: LobbyListener | None = None
         self._lobby_watched = False
+        self._users: dict[str, dict[str, float]] = {}  # user -> its tables -> created_at
 
     def _live(self, table_id: str) -> _Table | None:
         table = self._tables.get(table_id)
@@ -249,7 +259,6 @@ class MemoryStore:
     async def list(
         self, game_id: str | None, status: str | None, first: int, after: str | None
     ) -> Page:
-        bound = parse_page_cursor(after) if after is not None else None
         rows: list[tuple[float, str]] = []
         for table_id in list(self._tables):
             table = self._live(table_id)
@@ -259,15 +268,28 @@ class MemoryStore:
                 continue
             if status is not None and table.meta.status != status:
                 continue
-            if table.meta.private:
-                continue
-            row = (table.meta.created_at, table_id)
-            if bound is None or row < bound:
-                rows.append(row)
-        rows.sort(reverse=True)
-        page = rows[: max(first, 0)]
-        following = page_cursor(*page[-1]) if page and len(rows) > len(page) else None
-        return Page(tuple(table_id for _, table_id in page), following)
+            if not table.meta.private:
+                rows.append((table.meta.created_at, table_id))
+        return page_of(rows, first, after)
+
+    async def add_user_table(self, user_id: str, table_id: str, at: float, *, ttl: float) -> None:
+        # Tables expire on their own: the notes of those gone are dropped as they are read.
+        self._users.setdefault(user_id, {})[table_id] = at
+
+    async def user_tables(
+        self, user_id: str, status: str | None, first: int, after: str | None
+    ) -> Page:
+        notes = self._users.get(user_id, {})
+        rows: list[tuple[float, str]] = []
+        for table_id, created_at in list(notes.items()):
+            table = self._live(table_id)
+            if table is None:
+                del notes[table_id]
+            elif status is None or table.meta.status == status:
+                rows.append((created_at, table_id))
+        if not notes:
+            self._users.pop(user_id, None)
+        return page_of(rows, first, after)
 
     async def append(self, table_id: str, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
         table = self._live(table_id)

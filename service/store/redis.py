@@ -6,20 +6,22 @@ stream, ids are the cursors), ``:c`` and ``:x`` (appended events: for every view
 with an audience; trimmed), ``:i`` (idempotency records) with ``:io`` (their fields, oldest
 first), ``:m`` (move log) and the shard channel ``:ev`` on which each commit announces its
 last cursor. Listings
-(``<prefix>tables:...``) and the due-index (``<prefix>due``) are global keys written apart
-from the commit, best effort; so are the rate limits (``<prefix>rl:...``, one key each).
+(``<prefix>tables:...``), each signed-in user's tables (``<prefix>users:<hash of the user>``)
+and the due-index (``<prefix>due``) are global keys written apart from the commit, best
+effort; so are the rate limits (``<prefix>rl:...``, one key each).
 
 Over 400 lines, on purpose: this is the whole store contract on one server, and every part
 of it shares the client, the key scheme above and the one mapping of Redis's failures to
 the contract's (``_reach``). The parts that stand alone are apart already: the commit pipe
-(``_pipe.py``), the pub/sub readers (``_watcher.py``), reply parsing (``_wire.py``) and
-the Lua scripts.
+(``_pipe.py``), the pub/sub readers (``_watcher.py``), reply parsing (``_wire.py``), pages
+of listings (``_listing.py``) and the Lua scripts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import math
@@ -40,7 +42,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
-from service.store import _wire
+from service.store import _listing, _wire
 from service.store._pipe import Pipe
 from service.store._watcher import ClusterWatchers, Watcher
 from service.store.base import (
@@ -64,8 +66,6 @@ from service.store.base import (
     cursor_key,
     game_events,
     merge_first,
-    page_cursor,
-    parse_page_cursor,
     stamp,
 )
 
@@ -422,38 +422,32 @@ class RedisStore:
     async def list(
         self, game_id: str | None, status: str | None, first: int, after: str | None
     ) -> Page:
-        bound = parse_page_cursor(after) if after is not None else None
-        if first <= 0:
-            return Page((), None)
         key = self._list_key(game_id, status)
-        top = "+inf" if bound is None else repr(bound[0])
-        batch = max(first + 1, 20)
-        rows: list[tuple[float, str]] = []
-        offset = 0
         async with self._reach():
-            while len(rows) <= first:
-                found: Any = await self._redis.zrange(
-                    key, top, "-inf", desc=True, byscore=True, offset=offset, num=batch,
-                    withscores=True,
-                )  # fmt: skip
-                offset += len(found)
-                # Same-score rows come in descending id order, as the page cursor expects.
-                candidates = [(score, _wire.text(raw)) for raw, score in found]
-                candidates = [r for r in candidates if bound is None or r < bound]
-                pipe = self._redis.pipeline(transaction=False)
-                for _, table_id in candidates:
-                    pipe.exists(self._keys(table_id)[0])
-                alive = await pipe.execute() if candidates else []
-                expired = [r[1] for r, live in zip(candidates, alive, strict=True) if not live]
-                if expired:
-                    await self._redis.zrem(key, *expired)
-                    offset -= len(expired)
-                rows += [r for r, live in zip(candidates, alive, strict=True) if live]
-                if len(found) < batch:
-                    break
-        page = rows[:first]
-        following = page_cursor(*page[-1]) if len(rows) > first else None
-        return Page(tuple(table_id for _, table_id in page), following)
+            return await _listing.newest(self._redis, key, self._snapshot_key, first, after)
+
+    def _snapshot_key(self, table_id: str) -> str:
+        return self._keys(table_id)[0]
+
+    def _user_key(self, user_id: str) -> str:
+        # A hash: user ids are the issuer's URL and its subject, any text of any length.
+        return f"{self._prefix}users:{hashlib.sha256(user_id.encode()).hexdigest()[:32]}"
+
+    async def add_user_table(self, user_id: str, table_id: str, at: float, *, ttl: float) -> None:
+        key, ms = self._user_key(user_id), max(1, math.ceil(ttl * 1000))
+        async with self._reach():
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.zadd(key, {table_id: at})
+            pipe.pexpire(key, ms, nx=True)  # a new set: its first expiry
+            pipe.pexpire(key, ms, gt=True)  # else only ever put off
+            await pipe.execute()
+
+    async def user_tables(
+        self, user_id: str, status: str | None, first: int, after: str | None
+    ) -> Page:
+        key = self._user_key(user_id)
+        async with self._reach():
+            return await _listing.newest(self._redis, key, self._snapshot_key, first, after, status)
 
     async def append(self, table_id: str, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
         if not events:

@@ -7,7 +7,8 @@ run one way (``docs/architecture.md``):
   listings and move logs; authentication of tokens;
 - ``commit.Committer``: the one commit path (load, rights, rules, commit, after-commit), with
   its collaborators: ``clocks.UndoRecords``, ``clocks.Clocks``, ``bots.Bots``,
-  ``notices.Deliveries`` (the hub) and ``notices.LobbyNotices``;
+  ``notices.Deliveries`` (the hub), ``notices.LobbyNotices`` and ``notices.UserIndex``
+  (each signed-in user's tables);
 - the operations, which import the committer: ``operations.Operations`` (tables, seats, the
   host's, undo), ``moves.Moves``, ``rematch.Rematches``;
 - ``social``: chat and presence, appended without a commit.
@@ -28,7 +29,7 @@ from service.tables.clocks import Clocks, UndoRecords
 from service.tables.commit import Change, Committed, Committer, Operation
 from service.tables.loading import Loaded, Tables
 from service.tables.moves import Moves
-from service.tables.notices import Deliveries, LobbyNotices
+from service.tables.notices import Deliveries, LobbyNotices, UserIndex
 from service.tables.operations import Operations
 from service.tables.play import Play, Seeds
 from service.tables.rematch import Rematches
@@ -58,7 +59,7 @@ class TableService:
         self.clock = clock
         self.on_commit: Callable[[str, tuple[StoredEvent, ...], eng.Table | None], None] | None
         self.on_commit = None
-        self.reads = Tables(registry, store, metrics)
+        self.reads = Tables(registry, store, metrics, store)
         self.seeds = Seeds(settings.secret)
         self.play = Play(self.seeds, clock)
         self.committer = Committer(
@@ -81,18 +82,35 @@ class TableService:
             lease=settings.bot_lease,
         )
         self.lobby = LobbyNotices(store)
+        self.users = UserIndex(store, float(settings.idle_ttl))
         self.committer.collaborators = [
             UndoRecords(),
             self.clocks,
             self.bots,
             Deliveries(self._delivered),
             self.lobby,
+            self.users,
         ]
-        self.operations = Operations(self.committer, store, registry, self.seeds, self.lobby)
+        self.operations = Operations(
+            self.committer,
+            store,
+            registry,
+            self.seeds,
+            self.lobby,
+            self.users,
+            require_sign_in=settings.require_sign_in,
+        )
         self.moves = Moves(self.committer, store, self.play, in_flight=settings.moves_in_flight)
         self.rematches = Rematches(self.operations)
         appends = Appends(self.reads, store, self._delivered)
-        self.chat = Chat(appends, store, clock, rate=settings.chat_rate, burst=settings.chat_burst)
+        self.chat = Chat(
+            appends,
+            store,
+            clock,
+            rate=settings.chat_rate,
+            burst=settings.chat_burst,
+            spectators=settings.spectators,
+        )
         self.attendance = Attendance(appends, store, clock, ttl=settings.presence_ttl)
 
     def _delivered(

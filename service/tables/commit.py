@@ -27,7 +27,7 @@ from typing import Any
 from service.engine import table as eng
 from service.engine.clock import iso
 from service.engine.game import Event, Rejected
-from service.engine.rights import Credential, Rights, rights
+from service.engine.rights import Caller, Rights, rights
 from service.errors import ApiError
 from service.metrics import Metrics
 from service.store.base import Idempotency, NewEvent, StoredEvent, TableMeta, TableStore
@@ -159,7 +159,7 @@ class Committer:
         self,
         table_id: str,
         operation: Operation,
-        caller: Credential | None = None,
+        caller: Caller | None = None,
         *,
         expected: int | None = None,
         idempotency: Idempotency | None = None,

@@ -19,14 +19,23 @@ from typing import Any, Final
 from service import logs
 from service.engine import table as eng
 from service.engine.game import GameDef, Move, Rejected
-from service.engine.rights import HELD, Credential, MalformedToken, rights
+from service.engine.rights import HELD, Credential, MalformedToken, User, rights
 from service.engine.ruleset import RuleSet
 from service.errors import ApiError
 from service.metrics import Metrics
 from service.plugins import Registry
-from service.store.base import BadCursor, Page, StoredEvent, StoreFull, StoreUnavailable, TableStore
+from service.store.base import (
+    BadCursor,
+    Page,
+    StoredEvent,
+    StoreFull,
+    StoreUnavailable,
+    TableStore,
+    UserTables,
+)
 
 CACHE_SIZE: Final = 2048
+MINE_READS: Final = 5  # index pages read at most for one page of a user's tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +76,12 @@ def refuse(rejected: Rejected) -> ApiError:
 class Tables:
     """Reads tables from the store and keeps the newest decoded ones."""
 
-    def __init__(self, registry: Registry, store: TableStore, metrics: Metrics) -> None:
+    def __init__(
+        self, registry: Registry, store: TableStore, metrics: Metrics, users: UserTables
+    ) -> None:
         self.registry = registry
         self.store = store
+        self.users = users
         self.metrics = metrics
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
 
@@ -180,6 +192,25 @@ class Tables:
         page: Page = await self.call(self.store.list(game_id, status, first, after))
         found = await asyncio.gather(*(self.load(t) for t in page.table_ids))
         return [f for f in found if f is not None], page
+
+    async def mine(
+        self, user: User, status: str | None, first: int, after: str | None
+    ) -> tuple[list[Loaded], Page]:
+        """A page of the tables where ``user`` holds a seat or the host's rights, newest
+        first. The index may name tables the user no longer holds anything at: each
+        table's own records decide (``rights``), and the page is filled from further on."""
+        found: list[Loaded] = []
+        cursor = after
+        for _ in range(MINE_READS):
+            page: Page = await self.call(
+                self.users.user_tables(user.id, status, first - len(found), cursor)
+            )
+            loaded = await asyncio.gather(*(self.load(t) for t in page.table_ids))
+            found += [t for t in loaded if t is not None and rights(user, t.table).standing == HELD]
+            cursor = page.next
+            if cursor is None or len(found) >= first:
+                break
+        return found, Page(tuple(t.table.id for t in found), cursor)
 
     async def moves(self, table_id: str) -> list[dict[str, Any]]:
         """The table's move log (for replay)."""

@@ -19,7 +19,7 @@ from service import _json
 from service.engine import seating, undo
 from service.engine import table as eng
 from service.engine.game import Move, Outcome, Rejected
-from service.engine.rights import Credential, Rights, holding, rights, seat_of
+from service.engine.rights import Caller, Rights, holding, rights, seat_of
 from service.errors import ApiError
 from service.store.base import Idempotency, StoredEvent, TableStore
 from service.tables.commit import Change, Committer, Operation
@@ -47,7 +47,7 @@ class Moves:
 
     async def make(
         self,
-        caller: Credential | None,
+        caller: Caller | None,
         table_id: str,
         game_id: str | None,
         move: Move,
@@ -75,7 +75,7 @@ class Moves:
 
     async def _make(
         self,
-        caller: Credential,
+        caller: Caller,
         loaded: Loaded,
         game_id: str | None,
         move: Move,

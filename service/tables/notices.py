@@ -1,5 +1,6 @@
-"""What other parts of the service hear of commits: the hub (this replica's subscribers)
-and the lobby (every replica's ``lobbyEvents``)."""
+"""What other parts of the service hear of commits: the hub (this replica's subscribers),
+the lobby (every replica's ``lobbyEvents``) and each signed-in user's list of tables
+(``myTables``)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import logging
 from collections.abc import Callable
 
 from service.engine import table as eng
-from service.store.base import Feeds, StoredEvent, StoreUnavailable
-from service.tables.commit import Collaborator
+from service.store.base import Feeds, StoredEvent, StoreUnavailable, UserTables
+from service.tables.commit import Collaborator, created_at
 from service.tables.loading import Loaded
 
 log = logging.getLogger("tablestate.notices")
@@ -64,3 +65,38 @@ class LobbyNotices(Collaborator):
             await self.feeds.publish_lobby(lobby_notice(kind, after))
         except StoreUnavailable as exc:
             log.warning("lobby notice not sent: %s", exc)
+
+
+def bound_users(table: eng.Table) -> frozenset[str]:
+    """The signed-in users a table binds: its seats' and its host's."""
+    found = {s.user for s in table.seats if s.user is not None}
+    if table.host_user is not None:
+        found.add(table.host_user)
+    return frozenset(found)
+
+
+class UserIndex(Collaborator):
+    """Notes a table among each signed-in user's tables when the user comes to it, and again
+    when its status changes (so the note lives as long as the table may), best effort like
+    the listings. A user who leaves keeps the note: ``myTables`` asks the table's records."""
+
+    def __init__(self, users: UserTables, ttl: float) -> None:
+        self.users = users
+        self.ttl = ttl
+
+    async def after_commit(
+        self, before: Loaded, done: Loaded, events: tuple[StoredEvent, ...]
+    ) -> None:
+        users = bound_users(done.table)
+        if done.table.status == before.table.status:
+            users -= bound_users(before.table)
+        await self.note(done.table, users)
+
+    async def note(self, table: eng.Table, users: frozenset[str]) -> None:
+        """Note ``table`` among each of ``users``' tables."""
+        at = created_at(table)
+        for user in sorted(users):
+            try:
+                await self.users.add_user_table(user, table.id, at, ttl=self.ttl)
+            except StoreUnavailable as exc:
+                log.warning("a user's table list not updated: %s", exc)

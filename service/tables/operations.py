@@ -19,21 +19,23 @@ from service.engine import lobby as lobby_rules
 from service.engine import table as eng
 from service.engine.game import Event, Rejected
 from service.engine.rights import (
-    Credential,
+    Caller,
     Rights,
     holding,
     host_check,
     known_check,
     rights,
     seat_of,
+    sign_in_check,
     token_hash,
+    user_of,
 )
 from service.errors import ApiError
 from service.plugins import Registry
 from service.store.base import TableMeta, TableStore
 from service.tables.commit import Change, Committer, Operation, new_events, now_iso
 from service.tables.loading import Loaded, refuse
-from service.tables.notices import LobbyNotices
+from service.tables.notices import LobbyNotices, UserIndex, bound_users
 from service.tables.play import Seeds
 
 TABLE_ID_BYTES: Final = 9
@@ -73,17 +75,29 @@ class Operations:
         registry: Registry,
         seeds: Seeds,
         lobby: LobbyNotices,
+        users: UserIndex,
+        *,
+        require_sign_in: bool = False,
     ) -> None:
         self.committer = committer
+        self.require_sign_in = require_sign_in
         self.tables = committer.tables
         self.store = store
         self.registry = registry
         self.seeds = seeds
         self.lobby = lobby
+        self.users = users
         self.clock = committer.clock
 
     def _now(self) -> str:
         return now_iso(self.clock)
+
+    def check_sign_in(self, caller: Caller | None, what: str) -> None:
+        """Refuse a caller whose sign-in ended, or an anonymous one where signing in is
+        required (``UNAUTHENTICATED``, before anything else)."""
+        refused = sign_in_check(caller, self.require_sign_in, what)
+        if refused is not None:
+            raise refuse(refused)
 
     # -- a new table ----------------------------------------------------------------
 
@@ -94,8 +108,12 @@ class Operations:
         options: Any,
         seats: int | None,
         private: bool = False,
+        caller: Caller | None = None,
     ) -> tuple[Loaded, str]:
-        """A new OPEN table and its host token (shown once)."""
+        """A new OPEN table and its host token (shown once); a signed-in caller holds the
+        host's rights too, from any device."""
+        self.check_sign_in(caller, "create a table")
+        owner = user_of(caller)
         game = self.registry.games.get(game_id)
         if game is None:
             raise ApiError("NOT_FOUND", f"no game {game_id[:80]!r}")
@@ -116,6 +134,7 @@ class Operations:
             nonce=nonce,
             host_hash=token_hash(host_token),
             commitment=fairness.commitment(seed),
+            host_user=owner.id if owner is not None else None,
         )
         if isinstance(made, Rejected):
             raise refuse(made)
@@ -136,19 +155,24 @@ class Operations:
         await self.tables.call(created)
         self.committer.metrics.inc("tablestate_commits_total", kind="create")
         await self.lobby.tell(None, table)
+        await self.users.note(table, bound_users(table))
 
     # -- seats ------------------------------------------------------------------------
 
     async def join(
         self,
-        caller: Credential | None,
+        caller: Caller | None,
         table_id: str,
         name: str,
         seat: int | None,
         client_seed: str | None,
         code: str | None = None,
     ) -> tuple[Loaded, int, str]:
-        """Take a seat: the table, the seat's index and its token (shown once)."""
+        """Take a seat: the table, the seat's index and its token (shown once). A
+        signed-in caller's seat is bound to it too: it acts for the seat from any device,
+        and holds one seat of a table at most."""
+        self.check_sign_in(caller, "join a table")
+        user = user_of(caller)
         token = new_token(table_id)
 
         def rules(cur: Loaded, held: Rights) -> Change | Rejected:
@@ -165,6 +189,7 @@ class Operations:
                 host=held.host,
                 client_seed=client_seed,
                 now=self._now(),
+                user=user.id if user is not None else None,
             )
             if isinstance(out, Rejected):
                 return out
@@ -174,9 +199,7 @@ class Operations:
         done = await self.committer.commit(table_id, Operation("join", rules, known_check), caller)
         return done.loaded, done.extra, token
 
-    async def seated(
-        self, caller: Credential | None, table_id: str, what: str
-    ) -> tuple[Loaded, int]:
+    async def seated(self, caller: Caller | None, table_id: str, what: str) -> tuple[Loaded, int]:
         """The table and the seat the caller holds at it, refused in DESIGN.md's order."""
         if caller is None:
             raise ApiError("UNAUTHENTICATED", f"{what} needs a seat token")
@@ -188,7 +211,7 @@ class Operations:
 
     async def _for_seat(
         self,
-        caller: Credential | None,
+        caller: Caller | None,
         table_id: str,
         kind: str,
         what: str,
@@ -198,7 +221,7 @@ class Operations:
         operation = Operation(kind, lambda cur, _held: step(cur, seat), holding(seat, what))
         return (await self.committer.commit(table_id, operation, caller, loaded=loaded)).loaded
 
-    async def leave(self, caller: Credential | None, table_id: str) -> Loaded:
+    async def leave(self, caller: Caller | None, table_id: str) -> Loaded:
         """Leave a seat: an OPEN table's seat empties; at a PLAYING table the seat waits
         for the same token to rejoin (``leaveGraceSeconds``), or a bot takes it."""
 
@@ -208,7 +231,7 @@ class Operations:
 
         return await self._for_seat(caller, table_id, "leave", "leave", step)
 
-    async def rejoin(self, caller: Credential | None, table_id: str) -> Loaded:
+    async def rejoin(self, caller: Caller | None, table_id: str) -> Loaded:
         """Come back to a seat left within its grace period, with the same token."""
 
         def step(cur: Loaded, seat: int) -> Change | Rejected:
@@ -216,7 +239,7 @@ class Operations:
 
         return await self._for_seat(caller, table_id, "rejoin", "rejoin", step)
 
-    async def undo(self, caller: Credential | None, table_id: str) -> tuple[Loaded, Any]:
+    async def undo(self, caller: Caller | None, table_id: str) -> tuple[Loaded, Any]:
         """Take back the caller's last move (``undoMove``): the table and the events."""
         loaded, seat = await self.seated(caller, table_id, "undo")
 
@@ -237,7 +260,7 @@ class Operations:
 
     async def host_op(
         self,
-        caller: Credential | None,
+        caller: Caller | None,
         table_id: str,
         kind: str,
         step: Callable[[Loaded], Change | Rejected],
@@ -248,7 +271,7 @@ class Operations:
         operation = Operation(kind, lambda cur, _held: step(cur), host_check)
         return (await self.committer.commit(table_id, operation, caller)).loaded
 
-    async def add_bot(self, caller: Credential | None, table_id: str, seat: int | None) -> Loaded:
+    async def add_bot(self, caller: Caller | None, table_id: str, seat: int | None) -> Loaded:
         return await self.host_op(
             caller,
             table_id,
@@ -257,7 +280,7 @@ class Operations:
         )
 
     async def set_rule(
-        self, caller: Credential | None, table_id: str, rule_id: str, enabled: bool
+        self, caller: Caller | None, table_id: str, rule_id: str, enabled: bool
     ) -> Loaded:
         def step(cur: Loaded) -> Change | Rejected:
             out = opening.set_rule(
@@ -273,7 +296,7 @@ class Operations:
 
         return await self.host_op(caller, table_id, "rule", step)
 
-    async def start(self, caller: Credential | None, table_id: str) -> Loaded:
+    async def start(self, caller: Caller | None, table_id: str) -> Loaded:
         def step(cur: Loaded) -> Change | Rejected:
             out = opening.start(
                 cur.table,
@@ -290,7 +313,7 @@ class Operations:
 
         return await self.host_op(caller, table_id, "start", step)
 
-    async def set_options(self, caller: Credential | None, table_id: str, options: Any) -> Loaded:
+    async def set_options(self, caller: Caller | None, table_id: str, options: Any) -> Loaded:
         def step(cur: Loaded) -> Change | Rejected:
             out = lobby_rules.set_options(
                 cur.table, game=cur.game, options=options, now=self._now()
@@ -299,7 +322,7 @@ class Operations:
 
         return await self.host_op(caller, table_id, "options", step)
 
-    async def kick(self, caller: Credential | None, table_id: str, seat: int) -> Loaded:
+    async def kick(self, caller: Caller | None, table_id: str, seat: int) -> Loaded:
         return await self.host_op(
             caller,
             table_id,
@@ -307,7 +330,7 @@ class Operations:
             lambda cur: changed(lobby_rules.kick(cur.table, seat=seat, now=self._now()), cur.state),
         )
 
-    async def cancel(self, caller: Credential | None, table_id: str) -> Loaded:
+    async def cancel(self, caller: Caller | None, table_id: str) -> Loaded:
         def step(cur: Loaded) -> Change | Rejected:
             seed = self.seeds.server(cur.table).hex()
             return changed(lobby_rules.cancel(cur.table, seed=seed, now=self._now()), cur.state)
@@ -315,7 +338,7 @@ class Operations:
         return await self.host_op(caller, table_id, "cancel", step)
 
     async def replace_seat(
-        self, caller: Credential | None, table_id: str, seat: int, name: str
+        self, caller: Caller | None, table_id: str, seat: int, name: str
     ) -> tuple[Loaded, str]:
         """The host hands ``seat`` to a new player: a fresh token, the old one refused."""
         token = new_token(table_id)

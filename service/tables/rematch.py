@@ -18,7 +18,7 @@ from service.engine import fairness
 from service.engine import lobby as lobby_rules
 from service.engine import table as eng
 from service.engine.game import Rejected
-from service.engine.rights import Credential, Rights, here_check, rights, token_hash
+from service.engine.rights import HELD, Caller, Rights, here_check, rights, token_hash
 from service.errors import ApiError
 from service.store.base import TableExists
 from service.tables.commit import Change, Operation, now_iso
@@ -49,7 +49,7 @@ class Rematches:
         return f"{table_id}.{base64.urlsafe_b64encode(raw).decode().rstrip('=')}"
 
     async def open(
-        self, caller: Credential | None, table_id: str
+        self, caller: Caller | None, table_id: str
     ) -> tuple[Loaded, int | None, str | None, str | None]:
         """Open (once) the rematch of a FINISHED table; the new table, the caller's seat at
         it, its seat token and (for the host) the new host token."""
@@ -60,6 +60,8 @@ class Rematches:
         refused = here_check(held)
         if refused is not None:
             raise refuse(refused)
+        if held.standing != HELD:  # a signed-in user who holds nothing at this table
+            raise ApiError("FORBIDDEN", "a rematch is for the table's players and its host")
         if old.table.status != eng.FINISHED:
             raise ApiError("BAD_INPUT", "only a finished table can have a rematch")
         new_id = old.table.rematch or self._rematch_id(table_id)

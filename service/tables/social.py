@@ -19,7 +19,7 @@ from typing import Any
 from service.engine import chat as chat_rules
 from service.engine import opening
 from service.engine import table as eng
-from service.engine.rights import Credential, here_check, rights
+from service.engine.rights import ANYONE, Caller, here_check, may_watch, rights, watch_refusal
 from service.errors import ApiError
 from service.store.base import (
     SPECTATORS,
@@ -67,6 +67,7 @@ class Chat:
         *,
         rate: float,
         burst: int,
+        spectators: str = ANYONE,
     ) -> None:
         self.appends = appends
         self.tables = appends.tables
@@ -74,10 +75,11 @@ class Chat:
         self.clock = clock
         self.rate = rate
         self.burst = burst
+        self.spectators = spectators  # who may watch (and so talk) without a seat
 
     async def send(
         self,
-        caller: Credential | None,
+        caller: Caller | None,
         table_id: str,
         text: str,
         name: str | None,
@@ -90,6 +92,8 @@ class Chat:
         refused = here_check(held)
         if refused is not None:
             raise refuse(refused)
+        if not may_watch(held, loaded.table, self.spectators):
+            raise refuse(watch_refusal(loaded.table, self.spectators))
         clean = chat_rules.clean_text(text)
         if clean is None:
             raise ApiError(

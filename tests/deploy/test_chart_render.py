@@ -5,6 +5,7 @@ nothing here imitates helm."""
 from __future__ import annotations
 
 import base64
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -373,6 +374,33 @@ def test_existing_secret_and_a_redis_cluster(helm):
     assert r.get("ConfigMap")["data"]["TABLESTATE_REDIS_CLUSTER"] == "true"
     pdb = r.get("PodDisruptionBudget")["spec"]
     assert pdb["minAvailable"] == 1 and "maxUnavailable" not in pdb
+
+
+def test_a_sign_in_secret_comes_from_a_secret_and_nothing_else(helm):
+    jwt_secret = "a-shared-sign-in-secret-of-32-bytes+"
+    r = template(
+        helm, *BASE,
+        "--set", f"signIn.jwtSecret={jwt_secret}",
+        "--set", "config.TABLESTATE_JWT_ISSUER=https://play.example.com",
+        "--set", "config.TABLESTATE_JWT_AUDIENCE=tablestate",
+        "--set", "config.TABLESTATE_REQUIRE_SIGN_IN=true",
+    )  # fmt: skip
+    env = env_of(container(r.get("Deployment")))
+    assert env["TABLESTATE_JWT_SECRET"] == {
+        "secretKeyRef": {"name": FULLNAME, "key": "TABLESTATE_JWT_SECRET"}
+    }
+    data = r.get("Secret")["data"]
+    assert base64.b64decode(data["TABLESTATE_JWT_SECRET"]).decode() == jwt_secret
+    config = r.get("ConfigMap")["data"]
+    assert jwt_secret not in json.dumps(config) and config["TABLESTATE_REQUIRE_SIGN_IN"] == "true"
+    own = template(
+        helm,
+        "--set", "existingSecret.name=creds",
+        "--set", "existingSecret.jwtSecretKey=jwt",
+    )  # fmt: skip
+    env = env_of(container(own.get("Deployment")))
+    assert env["TABLESTATE_JWT_SECRET"] == {"secretKeyRef": {"name": "creds", "key": "jwt"}}
+    assert "TABLESTATE_JWT_SECRET" not in env_of(container(template(helm, *BASE).get("Deployment")))
 
 
 def test_a_settings_change_rolls_the_pods(helm):

@@ -28,6 +28,7 @@ SET_BY_CHART = {
     "TABLESTATE_WORKERS",
     "TABLESTATE_ALLOWED_ORIGINS",
     "TABLESTATE_REDIS_CLUSTER",
+    "TABLESTATE_JWT_SECRET",  # a secret: from the chart's Secret (signIn.jwtSecret)
 }
 
 
@@ -72,6 +73,11 @@ def test_default_values_are_valid():
         ("podDisruptionBudget.minAvailable", "50%"),
         ("image.digest", "sha256:" + "a" * 64),
         ("autoscaling.targetMemoryUtilizationPercentage", 80),
+        ("config.TABLESTATE_JWT_JWKS_URL", "https://issuer.example.com/.well-known/jwks.json"),
+        ("config.TABLESTATE_JWT_ALGORITHMS", "RS256,EdDSA"),
+        ("config.TABLESTATE_SPECTATORS", "signed-in"),
+        ("signIn.jwtSecret", "s" * 32),
+        ("existingSecret.jwtSecretKey", "jwt"),
     ],
 )
 def test_good_values_are_accepted(path, value):
@@ -114,6 +120,11 @@ def test_good_values_are_accepted(path, value):
         ("autoscaling.targetCPUUtilizationPercentage", 150),
         ("podDisruptionBudget.maxUnavailable", "half"),
         ("serviceMonitor.interval", "often"),
+        ("config.TABLESTATE_JWT_JWKS_URL", "http://issuer.example.com/jwks.json"),
+        ("config.TABLESTATE_JWT_ALGORITHMS", "RS256,none"),
+        ("config.TABLESTATE_JWT_SECRET", "in-a-configmap-" * 4),
+        ("config.TABLESTATE_SPECTATORS", "friends"),
+        ("signIn.jwtSecret", "short"),
     ],
 )
 def test_bad_values_are_refused(path, value):

@@ -196,7 +196,7 @@ def viewer_query(fragment: str) -> str:
     """Everything a viewer can ask of a table, with aliases, fragments on every game's
     state type, nested tables through events and the table list."""
     return f"""query($t: ID!) {{
-  viewer {{ tableId seat isHost }}
+  viewer(tableId: $t) {{ tableId seat isHost }}
   table(id: $t) {{
     id version status legalMoves shuffleSeed shuffleCommitment clientSeeds
     result {{ winners scores }} seats {{ index name kind score isHost }}

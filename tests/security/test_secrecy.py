@@ -19,7 +19,10 @@ server's truth is read from the same store. Checked:
   game seed appears in any response, event or log line before then;
 - tokens never appear in a log line, and metric labels carry no table id or token.
 
-One game of each by default; ``TABLESTATE_SECURITY_GAMES=N`` plays N of each.
+Every game is played twice: by players holding their seat tokens, and by signed-in players
+(JWTs of keys made here, a JWKS in a file) beside a signed-in viewer without a seat, who
+sees what a spectator sees. One game of each by default; ``TABLESTATE_SECURITY_GAMES=N``
+plays N of each.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.jwts import Issuer, Key, sign_in_settings
+from support.jwts import token as signed
 from support.server import Client, make_settings, serve
 
 from service.engine import fairness
@@ -54,6 +59,21 @@ PLAYERS = 3
 RUNS = int(os.environ.get("TABLESTATE_SECURITY_GAMES", "1"))
 MAX_MOVES = 1500
 SETTINGS = make_settings(max_aliases=200)
+IDENTITIES = ["tokens", "signed-in"]
+JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
+
+
+class Players:
+    """Who plays: seat tokens, or signed-in users (``key`` signs their JWTs)."""
+
+    def __init__(self, key: Key | None = None) -> None:
+        self.key = key
+
+    def jwt(self, seat: int | None) -> str | None:
+        if self.key is None:
+            return None
+        return signed(self.key, f"player-{seat}" if seat is not None else "watcher")
+
 
 INFO = "query($g: ID!) { game(id: $g) { houseRules { id conflictsWith minPlayers maxPlayers } } }"
 CREATE = """mutation($g: ID!, $r: [ID!], $o: JSON, $s: Int) {
@@ -179,18 +199,21 @@ class Checker:
         return str(err["extensions"]["code"])
 
 
-async def _play(c: Client, store: MemoryStore, registry: Any, game_id: str, seed: int) -> Checker:
+async def _play(
+    c: Client, store: MemoryStore, registry: Any, game_id: str, seed: int, players: Players
+) -> Checker:
     service = TableService(SETTINGS, registry, store)
     pick = random.Random(seed)
     fragment = await state_fragment(c)
     view_q, sub_q, move_q = viewer_query(fragment), subscription(fragment), _move_query(fragment)
     rules = pick_rules(pick, (await c.q(INFO, g=game_id))["game"]["houseRules"], PLAYERS)
-    made = (await c.q(CREATE, g=game_id, r=rules, o=GAMES[game_id], s=PLAYERS))["createTable"]
-    tid, host = made["table"]["id"], made["hostToken"]
-    tokens: dict[int | None, str | None] = {None: None}
+    creator = players.jwt(0)  # a signed-in host plays seat 0 too
+    made = await c.q(CREATE, creator, g=game_id, r=rules, o=GAMES[game_id], s=PLAYERS)
+    tid, host = made["createTable"]["table"]["id"], made["createTable"]["hostToken"]
+    tokens: dict[int | None, str | None] = {None: players.jwt(None)}
     for s in range(PLAYERS):
-        joined = (await c.q(JOIN, t=tid, n=f"P{s}", s=s, c=f"seed-{seed}-{s}"))["joinTable"]
-        tokens[s] = joined["playerToken"]
+        joined = await c.q(JOIN, players.jwt(s), t=tid, n=f"P{s}", s=s, c=f"seed-{seed}-{s}")
+        tokens[s] = players.jwt(s) or joined["joinTable"]["playerToken"]
     check = Checker(game_id, tid, service)
     followers = {s: Follower() for s in tokens}
     for s, f in followers.items():
@@ -274,7 +297,9 @@ async def _probe(
             continue
         move = pick.choice(legal)
         code = check.error(await c.raw(plain, token, t=tid, m=move), s, move, f"seat {s} probe")
-        assert code == ("UNAUTHENTICATED" if s is None else "NOT_YOUR_TURN"), code
+        # nobody is refused as unknown; a signed-in viewer without a seat holds no seat here
+        want = "NOT_YOUR_TURN" if s is not None else "FORBIDDEN" if token else "UNAUTHENTICATED"
+        assert code == want, code
     # the actor names an item hidden from it in a move it may make
     hidden = sorted(check.secrets.secret(truth.state, actor))
     for move in legal[:3]:
@@ -320,22 +345,36 @@ def _metric_labels(text: str) -> list[tuple[str, str]]:
     return re.findall(r'(\w+)="([^"]*)"', text)
 
 
+@pytest.mark.parametrize("identity", IDENTITIES)
 @pytest.mark.parametrize("run", range(RUNS))
 @pytest.mark.parametrize("game_id", sorted(GAMES))
-async def test_random_game_shows_each_viewer_only_what_it_may_know(registry, game_id, run):
+async def test_random_game_shows_each_viewer_only_what_it_may_know(
+    registry, game_id, run, identity, tmp_path
+):
     store = MemoryStore()
+    settings, players = SETTINGS, Players()
+    if identity == "signed-in":
+        issuer = Issuer(tmp_path)
+        issuer.publish(Key.ec("ec-1"))
+        settings = SETTINGS.with_overrides(**sign_in_settings(str(issuer.file)))
+        players = Players(issuer.keys[0])
     with captured_logs() as records:
-        await _game_and_metrics(registry, store, game_id, run, records)
+        await _game_and_metrics(registry, store, game_id, run, records, settings, players)
 
 
 async def _game_and_metrics(
-    registry: Any, store: MemoryStore, game_id: str, run: int, records: list[logging.LogRecord]
+    registry: Any,
+    store: MemoryStore,
+    game_id: str,
+    run: int,
+    records: list[logging.LogRecord],
+    settings: Any,
+    players: Players,
 ) -> None:
     # every game's state type at once needs its shared field names aliased: many aliases
-    async with serve(SETTINGS, registry, store) as c:
-        check = await _play(
-            c, store, registry, game_id, seed=1000 * run + sorted(GAMES).index(game_id)
-        )
+    async with serve(settings, registry, store) as c:
+        seed = 1000 * run + sorted(GAMES).index(game_id)
+        check = await _play(c, store, registry, game_id, seed, players)
         metrics = (await c.http.get("/metrics")).text
         tokens_seen = re.findall(r"[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{43}", metrics)
         assert not tokens_seen
@@ -350,6 +389,7 @@ async def _game_and_metrics(
         for seed in check.seeds:
             assert seed not in line, "a seed in a log line"
         assert not re.search(r"\.[A-Za-z0-9_-]{43}\b", line), f"a token in a log line: {line}"
+        assert not JWT.search(line), f"a JWT in a log line: {line}"
 
 
 async def test_introspection_shows_no_secret_field(registry):

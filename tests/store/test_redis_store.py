@@ -130,6 +130,26 @@ async def test_expired_tables_are_cleaned_from_listings(
     assert await admin.zscore(f"{redis_prefix}tables:s:OPEN", gone) is None
 
 
+async def test_a_users_list_is_one_key_of_its_own_whose_life_is_only_ever_put_off(
+    make_store: MakeStore, admin: aioredis.Redis, redis_prefix: str
+) -> None:
+    store = make_store()
+    user = "https://issuer.test#ann|with odd text \u00e9"
+    first, second = tid(), tid()
+    await store.create(first, "s", META, [], ttl=60)
+    await store.create(second, "s", META, [], ttl=60)
+    await store.add_user_table(user, first, 1.0, ttl=100)
+    keys = {k.decode() async for k in admin.scan_iter(match=f"{redis_prefix}users:*")}
+    (key,) = keys
+    assert user not in key and len(key) == len(redis_prefix) + len("users:") + 32
+    assert 98_000 < await admin.pttl(key) <= 100_000
+    await store.add_user_table(user, second, 2.0, ttl=10)  # a shorter life never shortens it
+    assert 98_000 < await admin.pttl(key) <= 100_000
+    await store.add_user_table(user, second, 2.0, ttl=200)
+    assert 198_000 < await admin.pttl(key) <= 200_000
+    assert (await store.user_tables(user, None, 10, None)).table_ids == (second, first)
+
+
 async def test_unreachable_redis_fails_fast(make_store: MakeStore) -> None:
     store = make_store(f"redis://127.0.0.1:{free_port()}/0", timeout=0.5)
     for call in (store.load("t"), store.events("t"), store.watch("t")):

@@ -51,13 +51,18 @@ async def open_table(
     rules: list[str] | None = None,
     options: dict[str, Any] | None = None,
     start: bool = True,
+    joiners: list[str] | None = None,
 ) -> Seated:
+    """A table of ``humans`` and ``bots``; ``joiners``: the credentials the humans join
+    with, and act with afterwards (JWTs of signed-in players; None: anonymous, each acting
+    with the seat token it gets)."""
     seats = humans + bots
     made = (await c.q(CREATE, g="lucky-draw", r=rules or [], o=options, s=seats))["createTable"]
     t = Seated(made["table"]["id"], made["hostToken"])
     for i in range(humans):
-        joined = (await c.q(JOIN, t=t.table_id, n=f"P{i}", c=f"seed{i}"))["joinTable"]
-        t.tokens[joined["seat"]] = joined["playerToken"]
+        who = joiners[i] if joiners is not None else None
+        joined = (await c.q(JOIN, who, t=t.table_id, n=f"P{i}", c=f"seed{i}"))["joinTable"]
+        t.tokens[joined["seat"]] = who or joined["playerToken"]
     for _ in range(bots):
         await c.q(ADD_BOT, t.host, t=t.table_id)
     if start:

@@ -4,20 +4,57 @@
 No ``from __future__ import annotations`` here: Strawberry reads these annotations.
 """
 
-from collections.abc import AsyncGenerator, Callable
-from typing import Any
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any, TypeVar
 
 import strawberry
 
 from service.api.context import Context
 from service.api.types import LobbyEvent, TableEvent, TableStatus
-from service.engine.rights import HELD, LOST, SPECTATOR, lost, rights, visible
+from service.engine.rights import (
+    EXPIRED,
+    HELD,
+    LOST,
+    SPECTATOR,
+    User,
+    lost,
+    may_watch,
+    rights,
+    visible,
+    watch_refusal,
+)
+from service.engine.table import OPEN
 from service.errors import ApiError
 from service.store.base import BadCursor, cursor_key
+from service.tables.loading import refuse
 
 Info = strawberry.Info[Context, None]
 MAX_PAGE = 100
 LOBBY_SNAPSHOT = 500  # open tables at most in a lobbyEvents snapshot
+GONE = "this token no longer holds its seat"
+_T = TypeVar("_T")
+
+
+async def _until_expiry(items: AsyncIterator[_T], user: User) -> AsyncGenerator[_T, None]:
+    """``items`` until ``user``'s sign-in ends, then ``UNAUTHENTICATED``. The timeout covers
+    the wait for each next item only, never the consumer's work between items (a timeout
+    spanning a ``yield`` would cancel whatever the consumer awaits then)."""
+    deadline = asyncio.get_running_loop().time() + user.remaining()
+    async with contextlib.aclosing(items):  # type: ignore[type-var]
+        while True:
+            timer = asyncio.timeout_at(deadline)
+            try:
+                async with timer:
+                    item = await anext(items)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                if not timer.expired():
+                    raise
+                raise ApiError("UNAUTHENTICATED", EXPIRED) from None
+            yield item
 
 
 async def event_stream(
@@ -28,7 +65,10 @@ async def event_stream(
 
     The caller's rights are asked at every event, at the newest table known then: once
     they no longer hold what they held when the subscription began (a seat, host
-    rights), it ends with ``UNAUTHENTICATED``, before anything else is sent."""
+    rights), it ends with ``UNAUTHENTICATED``, before anything else is sent. A signed-in
+    caller's subscription ends so at its sign-in's expiry, events or none. A spectator who
+    may not watch the table is refused (``FORBIDDEN``), also later, should the host turn
+    spectators off while the table is OPEN."""
     services = context.services
     caller = await context.credential()
     loaded = await services.tables.reads.load(table_id)
@@ -41,18 +81,30 @@ async def event_stream(
             raise ApiError("BAD_INPUT", str(exc)) from exc
     start = rights(caller, loaded.table)
     if start.standing == LOST:
-        raise ApiError("UNAUTHENTICATED", "this token no longer holds its seat")
-    if start.standing != HELD:
-        start = SPECTATOR  # a token for another table watches as a spectator
+        raise ApiError("UNAUTHENTICATED", start.why or GONE)
+    policy = services.settings.spectators
+    if not may_watch(start, loaded.table, policy):
+        raise refuse(watch_refusal(loaded.table, policy))
+    watching = start.standing != HELD
+    if watching:
+        start = SPECTATOR  # a token for another table, or a user without a seat, watches
     seat, host = start.seat, start.host
-    follows = start.standing == HELD
+    # A seat asks its rights at every event; a spectator, whether it may still watch,
+    # where that can change (the options of an OPEN table).
+    follows = not watching or loaded.table.status == OPEN
+    items: AsyncIterator[Any] = services.hub.subscribe(table_id, after, seat, follows)
+    if isinstance(caller, User):
+        items = _until_expiry(items, caller)
     async with services.tables.attendance.present(table_id, seat):
-        async for item, table in services.hub.subscribe(table_id, after, seat, follows):
+        async for item, table in items:
             if follows:
                 if table is None:  # not known to the hub: read it
                     table = await services.tables.reads.load_table(table_id)
-                if lost(start, rights(caller, table)):
-                    raise ApiError("UNAUTHENTICATED", "this token no longer holds its seat")
+                now = rights(caller, table)
+                if lost(start, now):
+                    raise ApiError("UNAUTHENTICATED", now.why or GONE)
+                if watching and table is not None and not may_watch(now, table, policy):
+                    raise refuse(watch_refusal(table, policy))
             if visible(item.event, seat):
                 yield TableEvent.delivered(item, table_id, seat, host)
 

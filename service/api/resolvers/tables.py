@@ -80,14 +80,14 @@ async def create_table(
     private: bool = False,
 ) -> CreateTablePayload:
     caller = await info.context.credential()  # a bad token is refused first
+    operations = info.context.services.tables.operations
+    operations.check_sign_in(caller, "create a table")
     rules = [str(r) for r in house_rules or []]
     if len(rules) > MAX_RULES:
         raise ApiError("BAD_INPUT", f"at most {MAX_RULES} house rules")
     _options_size(options)
     await admit_table(info.context)
-    loaded, token = await info.context.services.tables.operations.create(
-        str(game_id), rules, options, seats, private
-    )
+    loaded, token = await operations.create(str(game_id), rules, options, seats, private, caller)
     return CreateTablePayload(
         table=table_of(loaded, rights(caller, loaded.table)),
         host_token=token,

@@ -2,7 +2,8 @@
 
 - ``games``: ``Game``, ``HouseRule``, ``Plugin``;
 - ``seats``: ``Seat``, ``SeatKind``, ``GameResult``;
-- ``tables``: ``Table``, ``TableEvent``, ``TableStatus``, ``Viewer``, ``TableConnection``;
+- ``tables``: ``Table``, ``TableEvent``, ``TableStatus``, ``TableConnection``;
+- ``viewers``: ``Viewer`` and the signed-in ``User``;
 - ``payloads``: the mutations' answers and ``LobbyEvent``.
 """
 
@@ -22,10 +23,10 @@ from service.api.types.tables import (
     TableConnection,
     TableEvent,
     TableStatus,
-    Viewer,
     table_of,
     visible_events,
 )
+from service.api.types.viewers import User, Viewer
 
 __all__ = [
     "MAX_EVENTS",
@@ -45,6 +46,7 @@ __all__ = [
     "TableConnection",
     "TableEvent",
     "TableStatus",
+    "User",
     "Viewer",
     "table_of",
     "visible_events",

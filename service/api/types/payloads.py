@@ -56,9 +56,13 @@ class LobbyEvent:
     game_id: strawberry.ID | None = strawberry.field(description="Its game.")
     status: TableStatus | None = strawberry.field(description="Its status at the change.")
 
-    @strawberry.field(description="The table now, as a spectator sees it (null: gone).")
+    @strawberry.field(
+        description="The table now, as a spectator sees it (null: gone, or not yours to see)."
+    )
     async def table(self, info: Info) -> Table | None:
         if self.table_id is None:
             return None
         loaded = await info.context.services.tables.reads.load(str(self.table_id))
-        return Table(_loaded=loaded, _rights=SPECTATOR) if loaded is not None else None
+        if loaded is None or await info.context.watches(loaded) is None:
+            return None
+        return Table(_loaded=loaded, _rights=SPECTATOR)

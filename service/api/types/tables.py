@@ -41,13 +41,6 @@ class TableStatus(enum.Enum):
     CANCELLED = "CANCELLED"
 
 
-@strawberry.type(description="Who the sent token says you are.")
-class Viewer:
-    table_id: strawberry.ID = strawberry.field(description="The table the token is for.")
-    seat: int | None = strawberry.field(description="Your seat (null: host without a seat).")
-    is_host: bool = strawberry.field(description="Whether you have host rights.")
-
-
 @strawberry.type(description="Paging of a list.")
 class PageInfo:
     end_cursor: str | None = strawberry.field(description="Pass as `after` for the next page.")
@@ -77,7 +70,7 @@ class TableEvent:
         loaded = await info.context.services.tables.reads.load(self.table_id)
         if loaded is None:
             return None
-        return Table(_loaded=loaded, _rights=await info.context.rights(loaded))
+        return Table(_loaded=loaded, _rights=await info.context.viewing(loaded))
 
     @classmethod
     def of(cls, event: StoredEvent, table_id: str, seat: int | None) -> "TableEvent":

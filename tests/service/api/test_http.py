@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
+import pytest
+from support.jwts import Issuer, Key, sign_in_settings, token
 from support.lucky import (
     ADD_BOT,
     CREATE,
@@ -15,7 +19,7 @@ from support.lucky import (
     open_table,
     play_out,
 )
-from support.server import Client
+from support.server import Client, make_settings, serve
 
 from service.engine.fairness import verify
 
@@ -204,14 +208,39 @@ async def test_rule_conflict_and_unknown_rules(client: Client):
     assert after["version"] == before and after["houseRules"] == [{"id": "lucky-draw/odd-bonus"}]
 
 
-async def test_idempotent_move(client: Client):
-    t = await open_table(client, humans=2)
+Players = tuple[Client, list[str] | None, Callable[[int], str] | None]
+
+
+@pytest.fixture(params=["tokens", "signed-in"])
+async def players(
+    request: pytest.FixtureRequest, registry: Any, make_store: Any, tmp_path: Any
+) -> AsyncIterator[Players]:
+    """A server, the credentials its two players act with (None: their seat tokens), and
+    for signed-in players a JWT of each player's other device."""
+    if request.param == "tokens":
+        async with serve(make_settings(), registry, make_store()) as c:
+            yield c, None, None
+        return
+    issuer = Issuer(tmp_path)
+    issuer.publish(Key.rsa("rsa-1"), Key.ec("ec-1"))
+    settings = make_settings(**sign_in_settings(str(issuer.file)))
+    async with serve(settings, registry, make_store()) as c:
+        devices = [token(issuer.keys[0], f"p{i}") for i in range(2)]
+        yield c, devices, lambda i: token(issuer.keys[1], f"p{i}")
+
+
+async def test_idempotent_move(players: Players):
+    client, joiners, other_device = players
+    t = await open_table(client, humans=2, joiners=joiners)
     table = (await client.q(TABLE, t.tokens[0], t=t.table_id))["table"]
     m = table["legalMoves"][0]
     first = (await client.q(MOVE, t.tokens[0], t=t.table_id, m=m, k="key-1"))["makeMove"]
     again = (await client.q(MOVE, t.tokens[0], t=t.table_id, m=m, k="key-1"))["makeMove"]
     assert again["events"] == first["events"]
     assert again["table"]["version"] == first["table"]["version"] == table["version"] + 1
+    if other_device is not None:  # a key is the seat's: the user's other device retries it
+        retried = await client.q(MOVE, other_device(0), t=t.table_id, m=m, k="key-1")
+        assert retried["makeMove"]["events"] == first["events"]
     other = {"luckyDraw": {"draw": True}}
     assert await client.code(MOVE, t.tokens[0], t=t.table_id, m=other, k="key-1") == "BAD_INPUT"
     # racing retries of one key apply once
