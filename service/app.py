@@ -16,7 +16,7 @@ from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -29,7 +29,7 @@ from service.config import Settings
 from service.hub import Hub
 from service.identity import Identity
 from service.lobby import LobbyHub
-from service.metrics import Metrics
+from service.metrics import CONTENT_TYPE, Metrics
 from service.ratelimit import Guard
 from service.store.base import StateStore
 from service.tables import TableService
@@ -214,7 +214,7 @@ def create_app(
         return JSONResponse({"status": "unavailable"}, status_code=503)
 
     async def metrics_endpoint(request: Request) -> Response:
-        return PlainTextResponse(metrics.render(), media_type="text/plain; version=0.0.4")
+        return Response(metrics.render(), media_type=CONTENT_TYPE)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -227,6 +227,7 @@ def create_app(
             await tables.close()
             await hub.close()
             await store.close()
+            metrics.close()
 
     routes: list[Any] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),

@@ -249,6 +249,9 @@ class Settings:
     jwt_jwks_refresh: float = 30.0
     require_sign_in: bool = False
     spectators: str = "anyone"  # who may watch a table without a seat: SPECTATOR_POLICIES
+    # Where the workers of ``serve --workers N`` write their metrics (None: a temporary
+    # folder).
+    metrics_dir: str | None = None
 
     @property
     def sign_in(self) -> bool:
@@ -323,6 +326,7 @@ class Settings:
             chat_rate=_float(env, "TABLESTATE_CHAT_RATE", 1.0),
             chat_burst=_int(env, "TABLESTATE_CHAT_BURST", 5, 1),
             presence_ttl=max(1.0, _float(env, "TABLESTATE_PRESENCE_TTL", 30.0)),
+            metrics_dir=env.get("TABLESTATE_METRICS_DIR") or None,
             **_sign_in(env),
         )
 
