@@ -1,6 +1,13 @@
 """The GraphQL endpoint: HTTP and WebSocket, token auth on both, and the edge's defences
 (origins, rate limits, connection caps, frame and JSON bounds: docs/security.md); the
-WebSocket protocols themselves are in ``api/sockets.py``."""
+WebSocket protocols themselves are in ``api/sockets.py``.
+
+Subscriptions also run over HTTP, as a stream Strawberry writes: graphql-sse's distinct
+connections mode (``Accept: text/event-stream``) and multipart HTTP (``Accept:
+multipart/mixed;subscriptionSpec=1.0``). They are requests like any other at the edge
+(origins, the address's rate), each stream open counts as a WebSocket against
+``TABLESTATE_MAX_WS_PER_ADDRESS``, and they run the same resolvers, checks and
+redaction as over a WebSocket (``api/resolvers/events.py``)."""
 
 from __future__ import annotations
 
@@ -13,14 +20,19 @@ from typing import Any, Final
 from cross_web import HTTPException
 from graphql import OperationType as GraphQLOperationType
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
 from strawberry.http.websocket_origin import is_same_origin, normalize_origin
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
-from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
+from strawberry.subscriptions import (
+    GRAPHQL_SSE_PROTOCOL,
+    GRAPHQL_TRANSPORT_WS_PROTOCOL,
+    GRAPHQL_WS_PROTOCOL,
+    MULTIPART_SUBSCRIPTION_PROTOCOL,
+)
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET, UnsetType
@@ -38,6 +50,16 @@ from service.ratelimit import Client, Guard, refusal
 log = logging.getLogger("tablestate.api")
 
 CONNECTION_INIT_WAIT: Final = timedelta(seconds=15)
+PROTOCOLS: Final = (
+    GRAPHQL_TRANSPORT_WS_PROTOCOL,
+    GRAPHQL_WS_PROTOCOL,
+    GRAPHQL_SSE_PROTOCOL,
+    MULTIPART_SUBSCRIPTION_PROTOCOL,
+)
+NEEDS_STREAM: Final = (
+    "a subscription needs a stream: a WebSocket (graphql-transport-ws), or HTTP with "
+    "`Accept: text/event-stream` (graphql-sse) or `Accept: multipart/mixed;subscriptionSpec=1.0`"
+)
 
 
 def bearer(header: str | None) -> str | None:
@@ -86,7 +108,7 @@ class GraphQLApp(GraphQL[Context, None]):
         super().__init__(
             schema,
             graphql_ide="graphiql" if s.graphiql else None,
-            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL),
+            subscription_protocols=PROTOCOLS,
             max_subscriptions_per_connection=s.max_subscriptions_per_connection,
             allowed_origins=s.allowed_origins,
             connection_init_wait_timeout=CONNECTION_INIT_WAIT,
@@ -117,10 +139,13 @@ class GraphQLApp(GraphQL[Context, None]):
 
     def encode_json(self, data: object) -> str | bytes:
         """JSON of an answer; a subscription result shared by several subscribers is
-        encoded once (``api/fanout.py``)."""
+        encoded once (``api/fanout.py``), over a WebSocket or an HTTP stream."""
         shared = fanout.shared_payload(data)
         if shared is not None:
             return fanout.encode_message(data, shared)  # type: ignore[arg-type]
+        shared = fanout.shared_result(data)
+        if shared is not None:
+            return fanout.encode_result(data, shared)  # type: ignore[arg-type]
         return _json.dumps(data)
 
     def parse_json(self, data: str | bytes) -> Any:
@@ -146,8 +171,8 @@ class GraphQLApp(GraphQL[Context, None]):
         root_value: Any,
         request_data: Any,
     ) -> Any:
-        """One operation over HTTP: queries and mutations only (subscriptions need a
-        WebSocket; Strawberry would run one as a query and fail inside)."""
+        """One operation over HTTP that asked for no stream: queries and mutations only
+        (a subscription is answered with how to ask for a stream)."""
         allowed = OperationType.from_http(request_adapter.method) - {OperationType.SUBSCRIPTION}
         if OperationType.MUTATION in allowed:
             moved = await self._direct_move(context, request_data)
@@ -166,6 +191,8 @@ class GraphQLApp(GraphQL[Context, None]):
         except CannotGetOperationTypeError as exc:
             raise HTTPException(400, exc.as_http_error_reason()) from exc
         except InvalidOperationTypeError as exc:
+            if exc.operation_type is OperationType.SUBSCRIPTION:
+                raise HTTPException(400, NEEDS_STREAM) from exc
             raise HTTPException(400, exc.as_http_error_reason(request_adapter.method)) from exc
         except MissingQueryError as exc:
             raise HTTPException(400, "No GraphQL query found in the request") from exc
@@ -239,7 +266,26 @@ class GraphQLApp(GraphQL[Context, None]):
                 response = _error(exc.reason, code, exc.status_code)
             except _Refused as exc:
                 response = _error(exc.message, exc.code, exc.status)
+            if isinstance(response, StreamingResponse):
+                await self._stream(client, response, scope, receive, send)
+                return
         await response(scope, receive, send)
+
+    async def _stream(
+        self, client: Client, response: Response, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """Send a stream (graphql-sse, multipart): counted as an open WebSocket of its
+        address while it lasts. The stream has not started when it is refused, so nothing
+        ran."""
+        if not self.guard.open_socket(client):
+            cap = self.services.settings.max_ws_per_address
+            refused = _error(f"at most {cap} streams per address", "RATE_LIMITED", 429)
+            await refused(scope, receive, send)
+            return
+        try:
+            await response(scope, receive, send)
+        finally:
+            self.guard.close_socket(client)
 
     async def _websocket(self, client: Client, scope: Scope, receive: Receive, send: Send) -> None:
         websocket = WebSocket(scope, receive=receive, send=send)
