@@ -200,17 +200,20 @@ class Tables:
         first. The index may name tables the user no longer holds anything at: each
         table's own records decide (``rights``), and the page is filled from further on."""
         found: list[Loaded] = []
+        cursors: dict[str, str] = {}
         cursor = after
         for _ in range(MINE_READS):
             page: Page = await self.call(
                 self.users.user_tables(user.id, status, first - len(found), cursor)
             )
+            cursors.update(zip(page.table_ids, page.cursors, strict=False))
             loaded = await asyncio.gather(*(self.load(t) for t in page.table_ids))
             found += [t for t in loaded if t is not None and rights(user, t.table).standing == HELD]
             cursor = page.next
             if cursor is None or len(found) >= first:
                 break
-        return found, Page(tuple(t.table.id for t in found), cursor)
+        ids = tuple(t.table.id for t in found)
+        return found, Page(ids, cursor, tuple(cursors.get(t, "") for t in ids))
 
     async def moves(self, table_id: str) -> list[dict[str, Any]]:
         """The table's move log (for replay)."""
