@@ -11,13 +11,16 @@ redaction as over a WebSocket (``api/resolvers/events.py``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
 from datetime import timedelta
+from types import MappingProxyType
 from typing import Any, Final
 
 from cross_web import HTTPException
+from graphql import GraphQLError
 from graphql import OperationType as GraphQLOperationType
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -25,6 +28,8 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
+from strawberry.http import GraphQLRequestData
+from strawberry.http.streaming import MultipartSubscriptionTransport, SSETransport
 from strawberry.http.websocket_origin import is_same_origin, normalize_origin
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.subscriptions import (
@@ -42,7 +47,9 @@ from service.api import fanout
 from service.api.bounds import MAX_JSON_DEPTH, TOO_BIG, depth_ok, text_ok, too_long
 from service.api.checks import Checks
 from service.api.context import Context, Services
+from service.api.cost import chosen_operation
 from service.api.direct import Direct
+from service.api.shape import cached_parse
 from service.api.sockets import LegacyWS, Socket, TransportWS
 from service.errors import ApiError
 from service.ratelimit import Client, Guard, refusal
@@ -88,6 +95,35 @@ def _limited(wait: float) -> JSONResponse:
     )
 
 
+def _takes_json(accept: str) -> bool:
+    types = {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
+    return bool(types & {"application/json", "application/graphql-response+json"})
+
+
+def _is_subscription(data: GraphQLRequestData, max_tokens: int) -> bool:
+    """Whether the request's operation is a subscription (a document that does not parse
+    is answered as JSON, with its error)."""
+    if not isinstance(data.query, str):
+        return False
+    try:
+        document = cached_parse(data.query, max_tokens=max_tokens)
+    except GraphQLError:
+        return False
+    operation = chosen_operation(document, data.operation_name)
+    return operation is not None and operation.operation is GraphQLOperationType.SUBSCRIPTION
+
+
+class LineFeedSSE(SSETransport):
+    """graphql-sse's events with LF line ends, as most servers write them (both are valid):
+    urql's parser finds an event's end at a blank LF line only."""
+
+    def encode_event(self, event: str, data: str | None = None) -> str:
+        return super().encode_event(event, data).replace("\r\n", "\n")
+
+    def encode_comment(self, comment: str) -> str:
+        return f": {comment}\n\n"
+
+
 class _Refused(Exception):
     """A request refused before GraphQL sees it."""
 
@@ -99,6 +135,12 @@ class _Refused(Exception):
 class GraphQLApp(GraphQL[Context, None]):
     """Strawberry's ASGI app with our context, WebSocket auth, limits and JSON errors."""
 
+    stream_transport_classes_by_protocol = MappingProxyType(
+        {
+            MULTIPART_SUBSCRIPTION_PROTOCOL: MultipartSubscriptionTransport,
+            GRAPHQL_SSE_PROTOCOL: LineFeedSSE,
+        }
+    )
     graphql_transport_ws_handler_class = TransportWS
     graphql_ws_handler_class = LegacyWS
     websocket_adapter_class = Socket  # type: ignore[assignment]
@@ -161,6 +203,20 @@ class GraphQLApp(GraphQL[Context, None]):
         if (why := too_long(value.get("query"))) is not None:
             raise _Refused("QUERY_TOO_COMPLEX", why, 400)
         return value
+
+    async def parse_http_body(self, request_adapter: Any) -> Any:
+        """The request; a query or a mutation from a client that takes JSON as well as a
+        stream (urql asks for ``text/event-stream`` with every operation) is answered with
+        JSON: no stream to hold open, and a move runs directly."""
+        data = await super().parse_http_body(request_adapter)
+        if (
+            isinstance(data, GraphQLRequestData)
+            and data.protocol != "http"
+            and _takes_json(request_adapter.headers.get("accept", ""))
+            and not _is_subscription(data, self.direct.checks.max_tokens)
+        ):
+            data = dataclasses.replace(data, protocol="http")
+        return data
 
     async def execute_single(
         self,

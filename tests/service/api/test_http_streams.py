@@ -169,3 +169,18 @@ async def test_a_reader_that_stops_reading_its_stream_gets_slow_consumer(registr
         assert '"SLOW_CONSUMER"' in text
         metrics = (await c.http.get("/metrics")).text
         assert "tablestate_slow_consumers_total 1.0" in metrics
+
+
+async def test_a_client_that_takes_json_too_gets_json_for_queries_and_mutations(registry):
+    """urql asks for ``text/event-stream`` with every operation, JSON among the others."""
+    accept = "application/graphql-response+json, application/json, text/event-stream"
+    async with serve(make_settings(), registry, MemoryStore()) as c:
+        body = {"query": "{ games { id } }"}
+        r = await c.http.post("/graphql", json=body, headers={"accept": accept})
+        assert r.headers["content-type"].startswith("application/json")
+        assert r.json()["data"]["games"]
+        r = await c.http.post("/graphql", json=body, headers={"accept": SSE})
+        assert r.headers["content-type"].startswith("text/event-stream")  # a stream it asked for
+        t = await open_table(c, humans=1, bots=1, start=False)
+        async with subscribe(c.http, SUB, accept, t=t.table_id, a=None) as s:
+            assert s.response.headers["content-type"].startswith("text/event-stream")
