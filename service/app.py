@@ -21,7 +21,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from service import logs, plugins
+from service import logs, plugins, tracing
 from service.api.context import Services
 from service.api.schema import build_schema
 from service.api.view import GraphQLApp
@@ -184,6 +184,7 @@ def create_app(
     settings = settings or Settings.from_env()
     if not logging.getLogger().handlers:
         logs.configure(settings.log_level)
+    tracing.configure(settings.tracing)
     registry = registry or plugins.load(
         settings.plugins, settings.disable, trace=settings.trace_plugins
     )

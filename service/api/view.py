@@ -42,7 +42,7 @@ from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET, UnsetType
 
-from service import _json, logs
+from service import _json, logs, tracing
 from service.api import fanout
 from service.api.bounds import MAX_JSON_DEPTH, TOO_BIG, depth_ok, text_ok, too_long
 from service.api.checks import Checks
@@ -309,6 +309,12 @@ class GraphQLApp(GraphQL[Context, None]):
             await super().__call__(scope, receive, send)
             return
         request = Request(scope=scope, receive=receive)
+        with tracing.request(request.headers, f"{request.method} {request.url.path}"):
+            await self._http(client, request, scope, receive, send)
+
+    async def _http(
+        self, client: Client, request: Request, scope: Scope, receive: Receive, send: Send
+    ) -> None:
         response: Response
         if not self.origin_allowed(request.headers):
             response = _error("this origin may not call the API", "FORBIDDEN", 403)

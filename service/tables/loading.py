@@ -16,7 +16,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, Final
 
-from service import logs
+from service import logs, tracing
 from service.engine import table as eng
 from service.engine.game import GameDef, Move, Rejected
 from service.engine.rights import HELD, Credential, MalformedToken, User, rights
@@ -87,15 +87,16 @@ class Tables:
 
     async def call(self, call: Coroutine[Any, Any, Any]) -> Any:
         """Await a store call, timed; an unreachable or full store is ``UNAVAILABLE``."""
+        op = call.cr_code.co_name
         start = time.perf_counter()
         try:
-            return await call
+            with tracing.span("tablestate.store", {"op": op} if tracing.enabled() else None):
+                return await call
         except StoreFull as exc:
             raise ApiError("UNAVAILABLE", "the store is full; retry later") from exc
         except StoreUnavailable as exc:
             raise ApiError("UNAVAILABLE", "the store is unreachable; retry later") from exc
         finally:
-            op = call.cr_code.co_name
             self.metrics.observe("tablestate_store_seconds", time.perf_counter() - start, op=op)
 
     def cached(self, table_id: str) -> Loaded | None:
