@@ -133,8 +133,15 @@ async def test_events_connection_pages_forward_and_from_the_end(registry):
         assert await c.code(PAGE, t=t.table_id, a="bad") == "BAD_INPUT"
 
 
-async def test_tables_connection_has_edges_with_their_own_cursors(registry):
-    async with serve(make_settings(), registry, MemoryStore()) as c:
+@pytest.mark.parametrize("kind", ["memory", pytest.param("redis", marks=pytest.mark.redis)])
+async def test_tables_connection_has_edges_with_their_own_cursors(registry, kind, request):
+    store = MemoryStore()
+    if kind == "redis":
+        from service.store.redis import RedisStore
+
+        url, prefix = request.getfixturevalue("redis_url"), request.getfixturevalue("redis_prefix")
+        store = RedisStore.from_url(url, prefix=prefix)
+    async with serve(make_settings(), registry, store) as c:
         made = [
             (await c.q(CREATE, g="lucky-draw", r=[], o=None, s=2))["createTable"]["table"]["id"]
             for _ in range(5)
