@@ -16,12 +16,12 @@ from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from service import logs, plugins
+from service import logs, plugins, tracing
 from service.api.context import Services
 from service.api.schema import build_schema
 from service.api.view import GraphQLApp
@@ -29,7 +29,7 @@ from service.config import Settings
 from service.hub import Hub
 from service.identity import Identity
 from service.lobby import LobbyHub
-from service.metrics import Metrics
+from service.metrics import CONTENT_TYPE, Metrics
 from service.ratelimit import Guard
 from service.store.base import StateStore
 from service.tables import TableService
@@ -184,6 +184,7 @@ def create_app(
     settings = settings or Settings.from_env()
     if not logging.getLogger().handlers:
         logs.configure(settings.log_level)
+    tracing.configure(settings.tracing)
     registry = registry or plugins.load(
         settings.plugins, settings.disable, trace=settings.trace_plugins
     )
@@ -214,7 +215,7 @@ def create_app(
         return JSONResponse({"status": "unavailable"}, status_code=503)
 
     async def metrics_endpoint(request: Request) -> Response:
-        return PlainTextResponse(metrics.render(), media_type="text/plain; version=0.0.4")
+        return Response(metrics.render(), media_type=CONTENT_TYPE)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -227,6 +228,7 @@ def create_app(
             await tables.close()
             await hub.close()
             await store.close()
+            metrics.close()
 
     routes: list[Any] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),

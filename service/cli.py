@@ -24,16 +24,27 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    uvicorn.run(
-        "service.app:create_app",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        log_level=settings.log_level,
-        log_config=None,
-        **options(settings),
-    )
+    made = None
+    if settings.workers > 1:
+        # Every worker writes its metrics to one folder, so that a scrape answered by any
+        # of them adds up all of them (service/metrics.py).
+        from service.metrics import multiprocess_dir, remove_dir
+
+        made = multiprocess_dir(settings.metrics_dir)
+    try:
+        uvicorn.run(
+            "service.app:create_app",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_level=settings.log_level,
+            log_config=None,
+            **options(settings),
+        )
+    finally:
+        if made is not None and settings.metrics_dir is None:
+            remove_dir(made)
     return 0
 
 

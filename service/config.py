@@ -76,6 +76,16 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     return raw in ("1", "true", "yes", "on")
 
 
+TRACING: Final = ("off", "otlp", "console")  # TABLESTATE_TRACING (service/tracing.py)
+
+
+def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = env.get(name, "").strip().lower() or default
+    if raw not in choices:
+        raise ConfigError(f"{name} is one of {', '.join(choices)}, not {raw!r}")
+    return raw
+
+
 # Sign-in (docs/identity.md). Algorithms PyJWT verifies that may be named; "none" never is.
 ASYMMETRIC: Final = frozenset(
     {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
@@ -249,6 +259,10 @@ class Settings:
     jwt_jwks_refresh: float = 30.0
     require_sign_in: bool = False
     spectators: str = "anyone"  # who may watch a table without a seat: SPECTATOR_POLICIES
+    # Where the workers of ``serve --workers N`` write their metrics (None: a temporary
+    # folder), and whether spans are made (service/tracing.py): off, otlp or console.
+    metrics_dir: str | None = None
+    tracing: str = "off"
 
     @property
     def sign_in(self) -> bool:
@@ -323,6 +337,8 @@ class Settings:
             chat_rate=_float(env, "TABLESTATE_CHAT_RATE", 1.0),
             chat_burst=_int(env, "TABLESTATE_CHAT_BURST", 5, 1),
             presence_ttl=max(1.0, _float(env, "TABLESTATE_PRESENCE_TTL", 30.0)),
+            metrics_dir=env.get("TABLESTATE_METRICS_DIR") or None,
+            tracing=_choice(env, "TABLESTATE_TRACING", "off", TRACING),
             **_sign_in(env),
         )
 

@@ -286,6 +286,7 @@ class Hub:
             fell too far behind, ``UNAVAILABLE`` when the store is away.
         """
         sub = _Subscriber(asyncio.Queue(self.queue_size), seat=seat, follows=follows)
+        delivered = self.metrics.child("tablestate_events_delivered_total")
         feed: _Feed | None = None
         self._subscribers += 1
         self.metrics.set("tablestate_subscribers", self._subscribers)
@@ -314,7 +315,7 @@ class Hub:
                 if seen is not None and key <= seen:
                     continue
                 seen = key
-                self.metrics.inc("tablestate_events_delivered_total")
+                delivered.inc()
                 yield item, _table(feed, follows)
         except BadCursor as exc:
             raise ApiError("BAD_INPUT", str(exc)) from exc

@@ -1,89 +1,147 @@
-"""A small Prometheus registry: counters and gauges, no table ids in labels."""
+"""The service's Prometheus metrics, on ``prometheus_client``: no table ids in labels.
+
+Each ``Metrics`` has a registry of its own (several services may share a process in the
+tests). With ``--workers N``, ``tablestate serve`` names a folder in
+``PROMETHEUS_MULTIPROC_DIR`` before the workers start (``multiprocess_dir``): each worker
+then writes its values there, and a scrape, whichever worker answers it, adds up every
+worker's counts (``render``). The process and garbage-collector metrics are those of the
+worker that answers.
+
+Labelled children are made once and kept (``child``): a counter incremented per event
+delivered or per store call costs a dict lookup and the increment.
+"""
 
 from __future__ import annotations
 
-import threading
-from collections import defaultdict
-from typing import Final
+import os
+import shutil
+import tempfile
+from typing import Any, Final
 
-_HELP: Final = {
-    "tablestate_requests_total": ("counter", "GraphQL operations executed, by type."),
-    "tablestate_errors_total": ("counter", "Refused or failed operations, by code."),
-    "tablestate_commits_total": ("counter", "Commits that landed, by kind."),
-    "tablestate_commit_conflicts_total": ("counter", "Commits lost to a newer version."),
-    "tablestate_bot_moves_total": ("counter", "Moves made by bots."),
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
+from prometheus_client import multiprocess as _multiprocess
+from prometheus_client.gc_collector import GCCollector
+from prometheus_client.process_collector import ProcessCollector
+
+MULTIPROC_ENV: Final = "PROMETHEUS_MULTIPROC_DIR"
+CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
+
+_COUNTERS: Final = {
+    "tablestate_requests_total": ("GraphQL operations executed, by type.", ("type",)),
+    "tablestate_errors_total": ("Refused or failed operations, by code.", ("code",)),
+    "tablestate_commits_total": ("Commits that landed, by kind.", ("kind",)),
+    "tablestate_commit_conflicts_total": ("Commits lost to a newer version.", ()),
+    "tablestate_bot_moves_total": ("Moves made by bots.", ()),
     "tablestate_clock_timeouts_total": (
-        "counter",
         "Moves the bot made for a seat whose clock ran out.",
+        (),
     ),
-    "tablestate_events_delivered_total": ("counter", "Events sent to subscribers."),
-    "tablestate_slow_consumers_total": ("counter", "Subscribers dropped as too slow."),
-    "tablestate_subscribers": ("gauge", "Open tableEvents subscriptions on this replica."),
-    "tablestate_watched_tables": ("gauge", "Tables this replica follows for subscribers."),
-    "tablestate_store_seconds": ("histogram", "Latency of store calls (Redis round trips)."),
+    "tablestate_events_delivered_total": ("Events sent to subscribers.", ()),
+    "tablestate_slow_consumers_total": ("Subscribers dropped as too slow.", ()),
+}
+_GAUGES: Final = {
+    "tablestate_subscribers": "Open tableEvents subscriptions (of every live worker).",
+    "tablestate_watched_tables": "Tables followed for subscribers (of every live worker).",
+}
+_HISTOGRAMS: Final = {
+    "tablestate_store_seconds": ("Latency of store calls (Redis round trips).", ("op",)),
 }
 BUCKETS: Final = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
+# The ``*_created`` series say when each counter was made: noise next to these counts.
+disable_created_metrics()
+
+
+def multiprocess() -> bool:
+    """Whether this process writes its values for a multi-worker scrape."""
+    return bool(os.environ.get(MULTIPROC_ENV))
+
+
+def multiprocess_dir(folder: str | None = None) -> str:
+    """Prepare the folder the workers of ``tablestate serve --workers N`` write their
+    values to (``folder``, or a new temporary one), emptied of an earlier run's files, and
+    name it in the environment the workers inherit. Call it before they start."""
+    found = folder or tempfile.mkdtemp(prefix="tablestate-metrics-")
+    os.makedirs(found, exist_ok=True)
+    for name in os.listdir(found):
+        if name.endswith(".db"):
+            os.remove(os.path.join(found, name))
+    os.environ[MULTIPROC_ENV] = found
+    return found
+
+
+def remove_dir(folder: str) -> None:
+    """Remove a folder that ``multiprocess_dir`` made."""
+    shutil.rmtree(folder, ignore_errors=True)
+
 
 class Metrics:
-    """Process-local metrics; ``render()`` gives the Prometheus text format."""
+    """The metrics of one service; ``render()`` gives the Prometheus text format."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = defaultdict(float)
-        self._hist: dict[tuple[str, tuple[tuple[str, str], ...]], list[float]] = {}
+        self.registry = CollectorRegistry(auto_describe=True)
+        self._metrics: dict[str, Any] = {}
+        for name, (text, labels) in _COUNTERS.items():
+            self._metrics[name] = Counter(name, text, labels, registry=self.registry)
+        for name, text in _GAUGES.items():
+            self._metrics[name] = Gauge(
+                name, text, registry=self.registry, multiprocess_mode="livesum"
+            )
+        for name, (text, labels) in _HISTOGRAMS.items():
+            self._metrics[name] = Histogram(
+                name, text, labels, registry=self.registry, buckets=BUCKETS
+            )
+        self._children: dict[tuple[str, tuple[tuple[str, str], ...]], Any] = {}
+        ProcessCollector(registry=self.registry)
+        GCCollector(registry=self.registry)
+
+    def child(self, name: str, **labels: str) -> Any:
+        """The metric ``name`` with these labels (made once, then kept): hold it where a
+        value changes often."""
+        key = (name, tuple(labels.items()))
+        found = self._children.get(key)
+        if found is None:
+            metric = self._metrics[name]
+            found = metric.labels(**labels) if labels else metric
+            self._children[key] = found
+        return found
 
     def inc(self, name: str, amount: float = 1.0, **labels: str) -> None:
-        assert name in _HELP, name
-        with self._lock:
-            self._values[(name, tuple(sorted(labels.items())))] += amount
+        self.child(name, **labels).inc(amount)
 
     def set(self, name: str, value: float, **labels: str) -> None:
-        assert name in _HELP, name
-        with self._lock:
-            self._values[(name, tuple(sorted(labels.items())))] = value
+        self.child(name, **labels).set(value)
 
     def observe(self, name: str, seconds: float, **labels: str) -> None:
-        """One observation of a histogram: bucket counts, then sum and count."""
-        key = (name, tuple(sorted(labels.items())))
-        with self._lock:
-            row = self._hist.get(key)
-            if row is None:
-                row = self._hist[key] = [0.0] * (len(BUCKETS) + 2)
-            for i, bound in enumerate(BUCKETS):
-                if seconds <= bound:
-                    row[i] += 1
-            row[-2] += seconds
-            row[-1] += 1
+        """One observation of a histogram."""
+        self.child(name, **labels).observe(seconds)
 
     def get(self, name: str, **labels: str) -> float:
-        with self._lock:
-            return self._values.get((name, tuple(sorted(labels.items()))), 0.0)
+        """The value this process holds (a counter's count, a gauge's value)."""
+        sample = name if name in _GAUGES or name.endswith("_total") else f"{name}_count"
+        found = self.registry.get_sample_value(sample, labels)
+        return found or 0.0
 
-    def render(self) -> str:
-        lines: list[str] = []
-        with self._lock:
-            values = dict(self._values)
-            hists = {k: list(v) for k, v in self._hist.items()}
-        for name, (kind, help_text) in sorted(_HELP.items()):
-            lines.append(f"# HELP {name} {help_text}")
-            lines.append(f"# TYPE {name} {kind}")
-            if kind == "histogram":
-                for (n, labels), row in sorted(hists.items()):
-                    if n != name:
-                        continue
-                    tag = "".join(f'{k}="{v}",' for k, v in labels)
-                    for bound, count in zip(BUCKETS, row, strict=False):
-                        lines.append(f'{name}_bucket{{{tag}le="{bound:g}"}} {count:g}')
-                    lines.append(f'{name}_bucket{{{tag}le="+Inf"}} {row[-1]:g}')
-                    plain = f"{{{tag[:-1]}}}" if tag else ""
-                    lines.append(f"{name}_sum{plain} {row[-2]:.6f}")
-                    lines.append(f"{name}_count{plain} {row[-1]:g}")
-                continue
-            rows = [(lb, v) for (n, lb), v in values.items() if n == name]
-            if not rows:
-                lines.append(f"{name} 0")
-            for labels, value in sorted(rows):
-                tag = ",".join(f'{k}="{v}"' for k, v in labels)
-                lines.append(f"{name}{{{tag}}} {value:g}" if tag else f"{name} {value:g}")
-        return "\n".join(lines) + "\n"
+    def render(self) -> bytes:
+        """The text a scrape reads: every worker's values when they write them for a
+        multi-worker scrape, this process's otherwise."""
+        if not multiprocess():
+            return generate_latest(self.registry)
+        scrape = CollectorRegistry()
+        _multiprocess.MultiProcessCollector(scrape)
+        ProcessCollector(registry=scrape)
+        GCCollector(registry=scrape)
+        return generate_latest(scrape)
+
+    def close(self) -> None:
+        """This worker stops: its live gauges no longer count (its counters still do)."""
+        if multiprocess():
+            _multiprocess.mark_process_dead(os.getpid())

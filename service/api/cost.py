@@ -5,7 +5,8 @@ list inside a list multiplies the work (``tables(first: 100) { nodes { events(fi
 { table { events(first: 1000) ... } } } }`` is shallow and costs 10^8). Here each field
 costs 1, a field that reads the store costs more, a mutation much more, and a list
 multiplies what is selected under it by its page size (``first``/``last``, variables
-included) or by a fixed bound. Fragments count every time they are spread. Introspection
+included) or by a fixed bound; a connection's page size multiplies what its ``edges`` and
+``nodes`` select. Fragments count every time they are spread. Introspection
 is bounded by nesting: at most ``MAX_INTROSPECTION_LISTS`` of its lists inside each other
 (a standard introspection query needs 3). The extension that applies these checks to each
 operation is ``api/checks.py``.
@@ -56,13 +57,19 @@ STORE_FIELDS: Final = frozenset(
         ("Query", "myTables"),
         ("Table", "cursor"),
         ("Table", "events"),
+        ("Table", "eventsConnection"),
+        ("Query", "node"),
+        ("Query", "nodes"),
         ("TableEvent", "table"),
         ("Subscription", "tableEvents"),
         ("Subscription", "lobbyEvents"),
         ("LobbyEvent", "table"),
     }
 )
-FIXED_SIZES: Final = {("Query", "games"): 20, ("Query", "plugins"): 100}
+FIXED_SIZES: Final = {("Query", "games"): 20, ("Query", "plugins"): 100, ("Query", "nodes"): 100}
+# A connection's page size (``first``/``last`` of the field that returns it) multiplies what
+# its ``edges`` and ``nodes`` select, once.
+PAGE_LISTS: Final = frozenset({"edges", "nodes"})
 INTROSPECTION_LISTS: Final = frozenset(
     {"types", "fields", "args", "inputFields", "enumValues", "interfaces", "possibleTypes",
      "directives"}
@@ -158,13 +165,16 @@ class Cost:
             return own
         named, is_list = _unwrap(definition.type)
         inner = self.selection(node.selection_set, named)
-        size = self._size(node, parent.name, definition) if is_list else 1
+        paged = not is_list and named.name.endswith("Connection")
+        size = self._size(node, parent.name, definition) if is_list or paged else 1
         return own + size * inner
 
     def _size(self, node: FieldNode, parent: str, definition: Any) -> int:
         fixed = FIXED_SIZES.get((parent, node.name.value))
         if fixed is not None:
             return fixed
+        if parent.endswith("Connection") and node.name.value in PAGE_LISTS:
+            return 1  # the connection's field counted its page size
         if "first" not in definition.args and "last" not in definition.args:
             return LIST_SIZE
         # What the resolver gets for its page size (literals, variables and the arguments'

@@ -11,11 +11,12 @@ per event.
 the delivery, so every subscriber of that audience that sent the same document and
 variables gets the first one's result; ``SharedData`` marks such a result, and
 ``encode_message`` encodes it once and splices it into each subscriber's own ``next``
-message (only the operation id differs). The audience is the viewer's seat and whether
-it holds host rights at the table (a host's ``Table.joinCode``); when the
-operation selects only the event's own fields (``EVENT_FIELDS``, no ``table``), it is
-narrower: the event's data as the viewer may see it, so the seats without a private part
-in this event and the spectators are one audience (in a game without secrets, everyone).
+message (only the operation id differs; over an HTTP stream, ``encode_result``). The
+audience is the viewer's seat and whether it holds host rights at the table (a host's
+``Table.joinCode``); when the operation selects only the event's own fields
+(``EVENT_FIELDS``, no ``table``), it is narrower: the event's data as the viewer may see
+it, so the seats without a private part in this event and the spectators are one audience
+(in a game without secrets, everyone).
 
 What makes this sound: everything a ``TableEvent`` selection can reach is a function of
 the event and the viewer's seat and host rights at the table, never of anything else in
@@ -164,6 +165,28 @@ def shared_payload(message: Any) -> SharedData | None:
         return None
     data = payload.get("data")
     return data if type(data) is SharedData else None
+
+
+def shared_result(value: Any) -> SharedData | None:
+    """The shared data of a result sent as it is over an HTTP stream: ``{"data": ...}``
+    (graphql-sse) or ``{"payload": {"data": ...}}`` (multipart), or None."""
+    if type(value) is not dict or len(value) != 1:
+        return None
+    if "payload" in value:
+        value = value["payload"]
+        if type(value) is not dict or len(value) != 1:
+            return None
+    data = value.get("data")
+    return data if type(data) is SharedData else None
+
+
+def encode_result(value: Mapping[str, Any], data: SharedData) -> str:
+    """The JSON text of ``shared_result``'s ``value``; ``data`` is encoded at its first use
+    only."""
+    if data.text is None:
+        data.text = _dumps(data)
+    body = f'{{"data":{data.text}}}'
+    return f'{{"payload":{body}}}' if "payload" in value else body
 
 
 def _dumps(value: Any) -> str:

@@ -1,36 +1,55 @@
 """The GraphQL endpoint: HTTP and WebSocket, token auth on both, and the edge's defences
 (origins, rate limits, connection caps, frame and JSON bounds: docs/security.md); the
-WebSocket protocols themselves are in ``api/sockets.py``."""
+WebSocket protocols themselves are in ``api/sockets.py``.
+
+Subscriptions also run over HTTP, as a stream Strawberry writes: graphql-sse's distinct
+connections mode (``Accept: text/event-stream``) and multipart HTTP (``Accept:
+multipart/mixed;subscriptionSpec=1.0``). They are requests like any other at the edge
+(origins, the address's rate), each stream open counts as a WebSocket against
+``TABLESTATE_MAX_WS_PER_ADDRESS``, and they run the same resolvers, checks and
+redaction as over a WebSocket (``api/resolvers/events.py``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
 from datetime import timedelta
+from types import MappingProxyType
 from typing import Any, Final
 
 from cross_web import HTTPException
+from graphql import GraphQLError
 from graphql import OperationType as GraphQLOperationType
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
+from strawberry.http import GraphQLRequestData
+from strawberry.http.streaming import MultipartSubscriptionTransport, SSETransport
 from strawberry.http.websocket_origin import is_same_origin, normalize_origin
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
-from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
+from strawberry.subscriptions import (
+    GRAPHQL_SSE_PROTOCOL,
+    GRAPHQL_TRANSPORT_WS_PROTOCOL,
+    GRAPHQL_WS_PROTOCOL,
+    MULTIPART_SUBSCRIPTION_PROTOCOL,
+)
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET, UnsetType
 
-from service import _json, logs
+from service import _json, logs, tracing
 from service.api import fanout
 from service.api.bounds import MAX_JSON_DEPTH, TOO_BIG, depth_ok, text_ok, too_long
 from service.api.checks import Checks
 from service.api.context import Context, Services
+from service.api.cost import chosen_operation
 from service.api.direct import Direct
+from service.api.shape import cached_parse
 from service.api.sockets import LegacyWS, Socket, TransportWS
 from service.errors import ApiError
 from service.ratelimit import Client, Guard, refusal
@@ -38,6 +57,16 @@ from service.ratelimit import Client, Guard, refusal
 log = logging.getLogger("tablestate.api")
 
 CONNECTION_INIT_WAIT: Final = timedelta(seconds=15)
+PROTOCOLS: Final = (
+    GRAPHQL_TRANSPORT_WS_PROTOCOL,
+    GRAPHQL_WS_PROTOCOL,
+    GRAPHQL_SSE_PROTOCOL,
+    MULTIPART_SUBSCRIPTION_PROTOCOL,
+)
+NEEDS_STREAM: Final = (
+    "a subscription needs a stream: a WebSocket (graphql-transport-ws), or HTTP with "
+    "`Accept: text/event-stream` (graphql-sse) or `Accept: multipart/mixed;subscriptionSpec=1.0`"
+)
 
 
 def bearer(header: str | None) -> str | None:
@@ -66,6 +95,35 @@ def _limited(wait: float) -> JSONResponse:
     )
 
 
+def _takes_json(accept: str) -> bool:
+    types = {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
+    return bool(types & {"application/json", "application/graphql-response+json"})
+
+
+def _is_subscription(data: GraphQLRequestData, max_tokens: int) -> bool:
+    """Whether the request's operation is a subscription (a document that does not parse
+    is answered as JSON, with its error)."""
+    if not isinstance(data.query, str):
+        return False
+    try:
+        document = cached_parse(data.query, max_tokens=max_tokens)
+    except GraphQLError:
+        return False
+    operation = chosen_operation(document, data.operation_name)
+    return operation is not None and operation.operation is GraphQLOperationType.SUBSCRIPTION
+
+
+class LineFeedSSE(SSETransport):
+    """graphql-sse's events with LF line ends, as most servers write them (both are valid):
+    urql's parser finds an event's end at a blank LF line only."""
+
+    def encode_event(self, event: str, data: str | None = None) -> str:
+        return super().encode_event(event, data).replace("\r\n", "\n")
+
+    def encode_comment(self, comment: str) -> str:
+        return f": {comment}\n\n"
+
+
 class _Refused(Exception):
     """A request refused before GraphQL sees it."""
 
@@ -77,6 +135,12 @@ class _Refused(Exception):
 class GraphQLApp(GraphQL[Context, None]):
     """Strawberry's ASGI app with our context, WebSocket auth, limits and JSON errors."""
 
+    stream_transport_classes_by_protocol = MappingProxyType(
+        {
+            MULTIPART_SUBSCRIPTION_PROTOCOL: MultipartSubscriptionTransport,
+            GRAPHQL_SSE_PROTOCOL: LineFeedSSE,
+        }
+    )
     graphql_transport_ws_handler_class = TransportWS
     graphql_ws_handler_class = LegacyWS
     websocket_adapter_class = Socket  # type: ignore[assignment]
@@ -86,7 +150,7 @@ class GraphQLApp(GraphQL[Context, None]):
         super().__init__(
             schema,
             graphql_ide="graphiql" if s.graphiql else None,
-            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL),
+            subscription_protocols=PROTOCOLS,
             max_subscriptions_per_connection=s.max_subscriptions_per_connection,
             allowed_origins=s.allowed_origins,
             connection_init_wait_timeout=CONNECTION_INIT_WAIT,
@@ -117,10 +181,13 @@ class GraphQLApp(GraphQL[Context, None]):
 
     def encode_json(self, data: object) -> str | bytes:
         """JSON of an answer; a subscription result shared by several subscribers is
-        encoded once (``api/fanout.py``)."""
+        encoded once (``api/fanout.py``), over a WebSocket or an HTTP stream."""
         shared = fanout.shared_payload(data)
         if shared is not None:
             return fanout.encode_message(data, shared)  # type: ignore[arg-type]
+        shared = fanout.shared_result(data)
+        if shared is not None:
+            return fanout.encode_result(data, shared)  # type: ignore[arg-type]
         return _json.dumps(data)
 
     def parse_json(self, data: str | bytes) -> Any:
@@ -137,6 +204,20 @@ class GraphQLApp(GraphQL[Context, None]):
             raise _Refused("QUERY_TOO_COMPLEX", why, 400)
         return value
 
+    async def parse_http_body(self, request_adapter: Any) -> Any:
+        """The request; a query or a mutation from a client that takes JSON as well as a
+        stream (urql asks for ``text/event-stream`` with every operation) is answered with
+        JSON: no stream to hold open, and a move runs directly."""
+        data = await super().parse_http_body(request_adapter)
+        if (
+            isinstance(data, GraphQLRequestData)
+            and data.protocol != "http"
+            and _takes_json(request_adapter.headers.get("accept", ""))
+            and not _is_subscription(data, self.direct.checks.max_tokens)
+        ):
+            data = dataclasses.replace(data, protocol="http")
+        return data
+
     async def execute_single(
         self,
         request: Any,
@@ -146,8 +227,8 @@ class GraphQLApp(GraphQL[Context, None]):
         root_value: Any,
         request_data: Any,
     ) -> Any:
-        """One operation over HTTP: queries and mutations only (subscriptions need a
-        WebSocket; Strawberry would run one as a query and fail inside)."""
+        """One operation over HTTP that asked for no stream: queries and mutations only
+        (a subscription is answered with how to ask for a stream)."""
         allowed = OperationType.from_http(request_adapter.method) - {OperationType.SUBSCRIPTION}
         if OperationType.MUTATION in allowed:
             moved = await self._direct_move(context, request_data)
@@ -166,6 +247,8 @@ class GraphQLApp(GraphQL[Context, None]):
         except CannotGetOperationTypeError as exc:
             raise HTTPException(400, exc.as_http_error_reason()) from exc
         except InvalidOperationTypeError as exc:
+            if exc.operation_type is OperationType.SUBSCRIPTION:
+                raise HTTPException(400, NEEDS_STREAM) from exc
             raise HTTPException(400, exc.as_http_error_reason(request_adapter.method)) from exc
         except MissingQueryError as exc:
             raise HTTPException(400, "No GraphQL query found in the request") from exc
@@ -226,6 +309,12 @@ class GraphQLApp(GraphQL[Context, None]):
             await super().__call__(scope, receive, send)
             return
         request = Request(scope=scope, receive=receive)
+        with tracing.request(request.headers, f"{request.method} {request.url.path}"):
+            await self._http(client, request, scope, receive, send)
+
+    async def _http(
+        self, client: Client, request: Request, scope: Scope, receive: Receive, send: Send
+    ) -> None:
         response: Response
         if not self.origin_allowed(request.headers):
             response = _error("this origin may not call the API", "FORBIDDEN", 403)
@@ -239,7 +328,26 @@ class GraphQLApp(GraphQL[Context, None]):
                 response = _error(exc.reason, code, exc.status_code)
             except _Refused as exc:
                 response = _error(exc.message, exc.code, exc.status)
+            if isinstance(response, StreamingResponse):
+                await self._stream(client, response, scope, receive, send)
+                return
         await response(scope, receive, send)
+
+    async def _stream(
+        self, client: Client, response: Response, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """Send a stream (graphql-sse, multipart): counted as an open WebSocket of its
+        address while it lasts. The stream has not started when it is refused, so nothing
+        ran."""
+        if not self.guard.open_socket(client):
+            cap = self.services.settings.max_ws_per_address
+            refused = _error(f"at most {cap} streams per address", "RATE_LIMITED", 429)
+            await refused(scope, receive, send)
+            return
+        try:
+            await response(scope, receive, send)
+        finally:
+            self.guard.close_socket(client)
 
     async def _websocket(self, client: Client, scope: Scope, receive: Receive, send: Send) -> None:
         websocket = WebSocket(scope, receive=receive, send=send)

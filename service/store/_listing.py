@@ -61,4 +61,5 @@ async def newest(
             break
     page = rows[:first]
     following = page_cursor(*page[-1]) if len(rows) > first else None
-    return Page(tuple(table_id for _, table_id in page), following)
+    cursors = tuple(page_cursor(*row) for row in page)
+    return Page(tuple(table_id for _, table_id in page), following, cursors)

@@ -200,10 +200,12 @@ class CommitResult:
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """A page of table ids, newest first, and the cursor of the next page (None: last)."""
+    """A page of table ids, newest first, and the cursor of the next page (None: last);
+    ``cursors``: each table's own (the page after it), in the same order."""
 
     table_ids: tuple[str, ...]
     next: str | None
+    cursors: tuple[str, ...] = ()
 
 
 def page_cursor(created_at: float, table_id: str) -> str:

@@ -107,7 +107,8 @@ def page_of(rows: list[tuple[float, str]], first: int, after: str | None) -> Pag
     kept = sorted((r for r in rows if bound is None or r < bound), reverse=True)
     page = kept[: max(first, 0)]
     following = page_cursor(*page[-1]) if page and len(kept) > len(page) else None
-    return Page(tuple(table_id for _, table_id in page), following)
+    cursors = tuple(page_cursor(*row) for row in page)
+    return Page(tuple(table_id for _, table_id in page), following, cursors)
 
 
 @final

@@ -24,13 +24,21 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from service import tracing
 from service.engine import table as eng
 from service.engine.clock import iso
 from service.engine.game import Event, Rejected
 from service.engine.rights import Caller, Rights, rights
 from service.errors import ApiError
 from service.metrics import Metrics
-from service.store.base import Idempotency, NewEvent, StoredEvent, TableMeta, TableStore
+from service.store.base import (
+    CommitResult,
+    Idempotency,
+    NewEvent,
+    StoredEvent,
+    TableMeta,
+    TableStore,
+)
 from service.tables.loading import Loaded, Tables, refuse
 
 
@@ -176,42 +184,59 @@ class Committer:
             ``UNAVAILABLE``.
         """
         attempts = 1 if expected is not None else self.retries + 1
-        for _ in range(attempts):
-            before = loaded if loaded is not None else await self.tables.must_load(table_id)
-            if expected is not None and before.version != expected:
-                raise ApiError(
-                    "VERSION_CONFLICT", f"the table is at version {before.version}, not {expected}"
-                )
-            held = rights(caller, before.table)
-            change = operation.allow(held) or operation.rules(before, held)
-            if isinstance(change, Rejected):
-                raise refuse(change)
-            for collaborator in self.collaborators:
-                change = collaborator.settle(before, change)
-            for collaborator in self.collaborators:
-                await collaborator.before_commit(before, change)
-            table = change.table
-            meta = TableMeta(table.game_id, table.status, created_at(table), table.private)
-            result = await self.tables.call(
-                self.store.commit(
-                    table_id,
-                    before.version,
-                    table.encode(),
-                    meta,
-                    new_events(change.events, now_iso(self.clock)),
-                    ttl=self.ttl(table),
-                    idempotency=idempotency,
-                    log=change.log,
-                )
-            )
-            if result.ok:
-                self.metrics.inc("tablestate_commits_total", kind=operation.kind)
-                done = self.tables.remember(replace(table, version=result.version), change.state)
-                for collaborator in self.collaborators:
-                    await collaborator.after_commit(before, done, result.events)
-                return Committed(done, result.events, change.extra)
-            if result.record is not None:  # a racing request with this idempotency key won
-                return Committed(await self.tables.must_load(table_id), result.record.events)
-            self.metrics.inc("tablestate_commit_conflicts_total")
-            loaded = None
+        traced = None
+        if tracing.enabled():
+            traced = {"tablestate.table_id": table_id, "tablestate.kind": operation.kind}
+        with tracing.span("tablestate.commit", traced):
+            for _ in range(attempts):
+                with tracing.span("load"):
+                    before = loaded if loaded is not None else await self.tables.must_load(table_id)
+                if expected is not None and before.version != expected:
+                    raise ApiError(
+                        "VERSION_CONFLICT",
+                        f"the table is at version {before.version}, not {expected}",
+                    )
+                with tracing.span("rules"):
+                    held = rights(caller, before.table)
+                    change = operation.allow(held) or operation.rules(before, held)
+                    if isinstance(change, Rejected):
+                        raise refuse(change)
+                    for collaborator in self.collaborators:
+                        change = collaborator.settle(before, change)
+                with tracing.span("write"):
+                    result = await self._write(table_id, before, change, idempotency)
+                if result.ok:
+                    self.metrics.inc("tablestate_commits_total", kind=operation.kind)
+                    done = self.tables.remember(
+                        replace(change.table, version=result.version), change.state
+                    )
+                    with tracing.span("fan_out"):
+                        for collaborator in self.collaborators:
+                            await collaborator.after_commit(before, done, result.events)
+                    return Committed(done, result.events, change.extra)
+                if result.record is not None:  # a racing request with this key won
+                    return Committed(await self.tables.must_load(table_id), result.record.events)
+                self.metrics.inc("tablestate_commit_conflicts_total")
+                loaded = None
         raise ApiError("VERSION_CONFLICT", "the table kept changing; retry")
+
+    async def _write(
+        self, table_id: str, before: Loaded, change: Change, idempotency: Idempotency | None
+    ) -> CommitResult:
+        """The collaborators' due-index entries, then the one store call of the commit."""
+        for collaborator in self.collaborators:
+            await collaborator.before_commit(before, change)
+        table = change.table
+        meta = TableMeta(table.game_id, table.status, created_at(table), table.private)
+        return await self.tables.call(  # type: ignore[no-any-return]
+            self.store.commit(
+                table_id,
+                before.version,
+                table.encode(),
+                meta,
+                new_events(change.events, now_iso(self.clock)),
+                ttl=self.ttl(table),
+                idempotency=idempotency,
+                log=change.log,
+            )
+        )

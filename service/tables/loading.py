@@ -16,7 +16,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, Final
 
-from service import logs
+from service import logs, tracing
 from service.engine import table as eng
 from service.engine.game import GameDef, Move, Rejected
 from service.engine.rights import HELD, Credential, MalformedToken, User, rights
@@ -87,15 +87,16 @@ class Tables:
 
     async def call(self, call: Coroutine[Any, Any, Any]) -> Any:
         """Await a store call, timed; an unreachable or full store is ``UNAVAILABLE``."""
+        op = call.cr_code.co_name
         start = time.perf_counter()
         try:
-            return await call
+            with tracing.span("tablestate.store", {"op": op} if tracing.enabled() else None):
+                return await call
         except StoreFull as exc:
             raise ApiError("UNAVAILABLE", "the store is full; retry later") from exc
         except StoreUnavailable as exc:
             raise ApiError("UNAVAILABLE", "the store is unreachable; retry later") from exc
         finally:
-            op = call.cr_code.co_name
             self.metrics.observe("tablestate_store_seconds", time.perf_counter() - start, op=op)
 
     def cached(self, table_id: str) -> Loaded | None:
@@ -200,17 +201,20 @@ class Tables:
         first. The index may name tables the user no longer holds anything at: each
         table's own records decide (``rights``), and the page is filled from further on."""
         found: list[Loaded] = []
+        cursors: dict[str, str] = {}
         cursor = after
         for _ in range(MINE_READS):
             page: Page = await self.call(
                 self.users.user_tables(user.id, status, first - len(found), cursor)
             )
+            cursors.update(zip(page.table_ids, page.cursors, strict=False))
             loaded = await asyncio.gather(*(self.load(t) for t in page.table_ids))
             found += [t for t in loaded if t is not None and rights(user, t.table).standing == HELD]
             cursor = page.next
             if cursor is None or len(found) >= first:
                 break
-        return found, Page(tuple(t.table.id for t in found), cursor)
+        ids = tuple(t.table.id for t in found)
+        return found, Page(ids, cursor, tuple(cursors.get(t, "") for t in ids))
 
     async def moves(self, table_id: str) -> list[dict[str, Any]]:
         """The table's move log (for replay)."""

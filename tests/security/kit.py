@@ -187,9 +187,15 @@ async def state_fragment(c: Client) -> str:
     return f"fragment AllStates on GameState {{ __typename gameId toAct {parts} }}"
 
 
-def unalias(state: dict[str, Any]) -> dict[str, Any]:
-    """A state answered through ``AllStates``, under its fields' own names."""
-    return {k.split("__", 1)[1] if "__" in k[2:] else k: v for k, v in state.items()}
+def unalias(state: Any) -> Any:
+    """A state answered through ``AllStates``, under its fields' own names, without the
+    ids the core gives to a state and the objects inside it (a game's view has none)."""
+    if isinstance(state, list):
+        return [unalias(v) for v in state]
+    if not isinstance(state, dict):
+        return state
+    named = {k.split("__", 1)[1] if "__" in k[2:] else k: v for k, v in state.items()}
+    return {k: unalias(v) for k, v in named.items() if k != "id"}
 
 
 def viewer_query(fragment: str) -> str:

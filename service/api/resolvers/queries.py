@@ -11,22 +11,29 @@ import strawberry
 from service.api.context import Context
 from service.api.types import (
     Game,
+    HouseRule,
+    Node,
     PageInfo,
     Plugin,
     Table,
     TableConnection,
+    TableEdge,
     TableStatus,
     User,
     Viewer,
+    seats_of,
     table_of,
 )
-from service.engine.rights import HELD, Credential, user_of
+from service.engine.rights import HELD, Credential, Rights, user_of
+from service.engine.schema import parse_global_id
 from service.errors import ApiError
 from service.store.base import BadCursor, Page
 from service.tables import Loaded
 
 Info = strawberry.Info[Context, None]
 MAX_PAGE = 100
+MAX_NODES = 100  # ids in one nodes(ids:)
+MAX_ID = 200  # characters of an id node(id:) looks up
 
 
 def games(info: Info) -> list[Game]:
@@ -52,12 +59,28 @@ def _page_args(first: int, after: str | None) -> None:
         raise ApiError("BAD_INPUT", "malformed cursor")
 
 
-async def _connection(info: Info, found: list[Loaded], page: Page) -> TableConnection:
+async def _connection(
+    info: Info, found: list[Loaded], page: Page, after: str | None
+) -> TableConnection:
     """A page of tables as the caller sees them: those it may not watch left out."""
+    cursors = dict(zip(page.table_ids, page.cursors, strict=False))
     shown = [(t, await info.context.watches(t)) for t in found]
-    nodes = [table_of(t, held) for t, held in shown if held is not None]
+    edges = [
+        TableEdge(cursor=cursors.get(t.table.id) or page.next or "", node=table_of(t, held))
+        for t, held in shown
+        if held is not None
+    ]
+    # The end is the store's next page when there is one (past tables not shown here too).
+    end = page.next or (edges[-1].cursor if edges else None)
     return TableConnection(
-        nodes=nodes, page_info=PageInfo(end_cursor=page.next, has_next_page=bool(page.next))
+        nodes=[e.node for e in edges],
+        edges=edges,
+        page_info=PageInfo(
+            end_cursor=end,
+            has_next_page=bool(page.next),
+            has_previous_page=after is not None,
+            start_cursor=edges[0].cursor if edges else None,
+        ),
     )
 
 
@@ -79,7 +102,7 @@ async def tables(
         )
     except BadCursor as exc:
         raise ApiError("BAD_INPUT", str(exc)) from exc
-    return await _connection(info, found, page)
+    return await _connection(info, found, page, after)
 
 
 async def my_tables(
@@ -95,7 +118,7 @@ async def my_tables(
         )
     except BadCursor as exc:
         raise ApiError("BAD_INPUT", str(exc)) from exc
-    return await _connection(info, found, page)
+    return await _connection(info, found, page, after)
 
 
 async def viewer(info: Info, table_id: strawberry.ID | None = None) -> Viewer | None:
@@ -107,16 +130,51 @@ async def viewer(info: Info, table_id: strawberry.ID | None = None) -> Viewer | 
         held = await info.context.rights(await reads.load(str(table_id or caller.table_id)))
         if held.standing != HELD:
             return None  # a token whose table took back what it held, or another table's
-        asked = strawberry.ID(str(table_id or caller.table_id))
-        return Viewer(table_id=asked, seat=held.seat, is_host=held.host)
+        asked = str(table_id or caller.table_id)
+        return Viewer.of(asked, held.seat, held.host)
     user = user_of(caller)
     if user is None:
         return None  # a sign-in that has ended
     who = User(id=strawberry.ID(user.id), name=user.name)
     if table_id is None:
-        return Viewer(table_id=None, seat=None, is_host=False, user=who)
+        return Viewer.of(None, None, False, who)
     held = await info.context.rights(await reads.load(str(table_id)))
-    return Viewer(table_id=table_id, seat=held.seat, is_host=held.host, user=who)
+    return Viewer.of(str(table_id), held.seat, held.host, who)
+
+
+async def node(info: Info, id: strawberry.ID) -> Node | None:
+    """The object of an id as the caller may see it now; None for an unknown id, an id
+    of no refetchable object, and an object the caller may not see (as ``table(id:)``)."""
+    await info.context.credential()  # a bad token is refused first
+    text = str(id)
+    if len(text) > MAX_ID:
+        return None
+    reg = info.context.services.registry
+    parsed = parse_global_id(text)
+    if parsed is not None and parsed[0] == "Seat" and len(parsed[1]) == 2:
+        table_id, index = parsed[1]
+        loaded = await _visible(info, table_id)
+        seats = seats_of(loaded[0], info.context) if loaded is not None else []
+        return next((s for s in seats if str(s.index) == index), None)
+    if text in reg.games:
+        return Game.of(text, reg)
+    if text in reg.house_rules:
+        return HouseRule.of(reg.house_rules[text], reg)
+    found = await _visible(info, text)
+    return table_of(*found) if found is not None else None
+
+
+async def _visible(info: Info, table_id: str) -> tuple[Loaded, Rights] | None:
+    """The table and what the caller holds at it, if the caller may watch it."""
+    loaded = await info.context.services.tables.reads.load(table_id)
+    held = await info.context.watches(loaded) if loaded is not None else None
+    return (loaded, held) if loaded is not None and held is not None else None
+
+
+async def nodes(info: Info, ids: list[strawberry.ID]) -> list[Node | None]:
+    if len(ids) > MAX_NODES:
+        raise ApiError("BAD_INPUT", f"at most {MAX_NODES} ids")
+    return [await node(info, i) for i in ids]
 
 
 def plugins(info: Info) -> list[Plugin]:
@@ -138,4 +196,10 @@ FIELDS: tuple[tuple[Callable[..., Any], str], ...] = (
         "(UNAUTHENTICATED without a sign-in).",
     ),
     (plugins, "The loaded plugins and the hooks they implement."),
+    (
+        node,
+        "The object of a global id (a table, a seat, a game, a house rule) as you may see "
+        "it now, or null (Relay's refetch).",
+    ),
+    (nodes, f"The objects of these ids, each as `node(id:)` gives it (at most {MAX_NODES})."),
 )

@@ -2,12 +2,14 @@
 
 - ``games``: ``Game``, ``HouseRule``, ``Plugin``;
 - ``seats``: ``Seat``, ``SeatKind``, ``GameResult``;
-- ``tables``: ``Table``, ``TableEvent``, ``TableStatus``, ``TableConnection``;
+- ``nodes``: Relay's ``Node`` interface and ``PageInfo``;
+- ``tables``: ``Table``, ``TableEvent``, ``TableStatus`` and their connections;
 - ``viewers``: ``Viewer`` and the signed-in ``User``;
 - ``payloads``: the mutations' answers and ``LobbyEvent``.
 """
 
 from service.api.types.games import Game, HouseRule, Plugin
+from service.api.types.nodes import Node, PageInfo
 from service.api.types.payloads import (
     CreateTablePayload,
     JoinTablePayload,
@@ -18,11 +20,14 @@ from service.api.types.payloads import (
 from service.api.types.seats import GameResult, Seat, SeatKind
 from service.api.types.tables import (
     MAX_EVENTS,
-    PageInfo,
     Table,
     TableConnection,
+    TableEdge,
     TableEvent,
+    TableEventConnection,
+    TableEventEdge,
     TableStatus,
+    seats_of,
     table_of,
     visible_events,
 )
@@ -37,6 +42,7 @@ __all__ = [
     "JoinTablePayload",
     "LobbyEvent",
     "MovePayload",
+    "Node",
     "PageInfo",
     "Plugin",
     "RematchPayload",
@@ -44,10 +50,14 @@ __all__ = [
     "SeatKind",
     "Table",
     "TableConnection",
+    "TableEdge",
     "TableEvent",
+    "TableEventConnection",
+    "TableEventEdge",
     "TableStatus",
     "User",
     "Viewer",
+    "seats_of",
     "table_of",
     "visible_events",
 ]

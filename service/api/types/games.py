@@ -7,9 +7,11 @@ import strawberry
 from strawberry.scalars import JSON
 
 from service.api.context import Context
+from service.api.types.nodes import Node
 from service.engine.game import HouseRuleDef
 from service.engine.lobby import EVENT_TYPES as SOCIAL_EVENT_TYPES
 from service.engine.options import table_schema
+from service.engine.schema import global_id
 from service.engine.table import CORE_EVENT_TYPES
 from service.plugins import PluginInfo, Registry
 
@@ -17,8 +19,8 @@ Info = strawberry.Info[Context, None]
 
 
 @strawberry.type(description="An on/off variant of one game, enabled per table.")
-class HouseRule:
-    id: strawberry.ID = strawberry.field(description="`<game id>/<rule>`.")
+class HouseRule(Node):
+    id: strawberry.ID = strawberry.field(description="`<game id>/<rule>` (also its global id).")
     game_id: strawberry.ID = strawberry.field(description="The game it changes.")
     name: str = strawberry.field(description="Display name.")
     description: str = strawberry.field(description="Exactly what changes.")
@@ -42,8 +44,10 @@ class HouseRule:
 
 
 @strawberry.type(description="An installed game.")
-class Game:
-    id: strawberry.ID = strawberry.field(description="The game id, e.g. five-crowns.")
+class Game(Node):
+    id: strawberry.ID = strawberry.field(
+        description="The game id, e.g. five-crowns (also its global id)."
+    )
     name: str = strawberry.field(description="Display name.")
     summary: str = strawberry.field(description="A sentence or two for a lobby.")
     min_players: int = strawberry.field(description="Fewest seats.")
@@ -75,6 +79,7 @@ class Game:
 
 @strawberry.type(description="A loaded plugin.")
 class Plugin:
+    id: strawberry.ID = strawberry.field(description="This plugin's id.")
     name: str = strawberry.field(description="The plugin's name (its entry point).")
     source: str = strawberry.field(description="Where it was found.")
     hooks: list[str] = strawberry.field(description="The hooks it implements.")
@@ -84,6 +89,7 @@ class Plugin:
     @classmethod
     def of(cls, p: PluginInfo) -> "Plugin":
         return cls(
+            id=strawberry.ID(global_id("Plugin", p.name)),
             name=p.name,
             source=p.source,
             hooks=list(p.hooks),

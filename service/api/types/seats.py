@@ -10,7 +10,9 @@ from typing import Any
 
 import strawberry
 
+from service.api.types.nodes import NODE_ID, Node
 from service.engine import clock
+from service.engine.schema import global_id
 
 
 @strawberry.enum(description="Who sits in a seat.")
@@ -21,7 +23,8 @@ class SeatKind(enum.Enum):
 
 
 @strawberry.type(description="One seat of a table.")
-class Seat:
+class Seat(Node):
+    id: strawberry.ID = strawberry.field(description=NODE_ID)
     index: int = strawberry.field(description="Seat index, from 0.")
     name: str | None = strawberry.field(description="The player's name (null: empty).")
     kind: SeatKind = strawberry.field(description="Empty, a human or a bot.")
@@ -77,6 +80,7 @@ def _seat_of(table: Any, s: Any, score: int | None, now: float, present: Any = N
     clocked = clock.turn_seconds(table) > 0
     time_left, reserve_left = clock.left(table, s, now)
     return Seat(
+        id=strawberry.ID(seat_id(table.id, s.index)),
         index=s.index,
         name=s.name,
         kind=SeatKind(s.kind),
@@ -92,11 +96,17 @@ def _seat_of(table: Any, s: Any, score: int | None, now: float, present: Any = N
     )
 
 
+def seat_id(table_id: str, index: int) -> str:
+    """The global id of a table's seat."""
+    return global_id("Seat", table_id, index)
+
+
 def _epoch(t: float | None) -> datetime | None:
     return datetime.fromtimestamp(t, UTC) if t is not None else None
 
 
 @strawberry.type(description="The outcome of a finished game.")
 class GameResult:
+    id: strawberry.ID = strawberry.field(description="The result of this table.")
     winners: list[int] = strawberry.field(description="The winning seats.")
     scores: list[int] = strawberry.field(description="Each seat's score, by seat index.")

@@ -16,9 +16,10 @@ from strawberry.scalars import JSON
 
 from service.api.context import Context
 from service.api.types.games import Game, HouseRule
+from service.api.types.nodes import Node, PageInfo
 from service.api.types.seats import GameResult, Seat, _Once, _seat_of
 from service.engine.rights import Rights, redact, sees_private, visible
-from service.engine.schema import GameState, from_view
+from service.engine.schema import GameState, from_view, global_id, state_id
 from service.errors import ApiError
 from service.hub import Delivery
 from service.plugins import camel
@@ -41,14 +42,17 @@ class TableStatus(enum.Enum):
     CANCELLED = "CANCELLED"
 
 
-@strawberry.type(description="Paging of a list.")
-class PageInfo:
-    end_cursor: str | None = strawberry.field(description="Pass as `after` for the next page.")
-    has_next_page: bool = strawberry.field(description="Whether more follow.")
+def event_id(table_id: str, cursor: str) -> str:
+    """The global id of a table's event."""
+    return global_id("TableEvent", table_id, cursor)
 
 
 @strawberry.type(description="Something that happened at a table.")
 class TableEvent:
+    id: strawberry.ID = strawberry.field(
+        description="The event's id, unique across types (an event never changes, but for "
+        "the viewer's own part of it)."
+    )
     cursor: str = strawberry.field(description="Opaque and increasing; resume with `after:`.")
     version: int = strawberry.field(description="The table's version once this applied.")
     type: str = strawberry.field(description="Dotted type, e.g. card.drawn.")
@@ -75,6 +79,7 @@ class TableEvent:
     @classmethod
     def of(cls, event: StoredEvent, table_id: str, seat: int | None) -> "TableEvent":
         return cls(
+            id=strawberry.ID(event_id(table_id, event.cursor)),
             cursor=event.cursor,
             version=event.version,
             type=event.type,
@@ -97,6 +102,7 @@ class TableEvent:
             e = item.event
             sees = seat if sees_private(e, seat) else None
             found = item.memo[key] = cls(
+                id=strawberry.ID(event_id(table_id, e.cursor)),
                 cursor=e.cursor,
                 version=e.version,
                 type=e.type,
@@ -110,13 +116,26 @@ class TableEvent:
         return found  # type: ignore[no-any-return]
 
 
+@strawberry.type(description="One event of a page of a table's events.")
+class TableEventEdge:
+    cursor: str = strawberry.field(description="The event's cursor.")
+    node: TableEvent = strawberry.field(description="The event.")
+
+
+@strawberry.type(description="A page of a table's events, oldest first (Relay's connection).")
+class TableEventConnection:
+    edges: list[TableEventEdge] = strawberry.field(description="The events and their cursors.")
+    nodes: list[TableEvent] = strawberry.field(description="The events.")
+    page_info: PageInfo = strawberry.field(description="Paging.")
+
+
 @strawberry.type(description="A table: its seats, rules, state and events.")
-class Table:
+class Table(Node):
     _loaded: strawberry.Private[Loaded]
     # What the viewer holds at this table, asked at this version (service/engine/rights.py).
     _rights: strawberry.Private[Rights]
 
-    @strawberry.field(description="The table id.")
+    @strawberry.field(description="The table id (also its global id: `node(id:)` takes it).")
     def id(self) -> strawberry.ID:
         return strawberry.ID(self._loaded.table.id)
 
@@ -152,28 +171,17 @@ class Table:
 
     @strawberry.field(description="Every seat, empty ones included.")
     def seats(self, info: Info) -> list[Seat]:
-        table = self._loaded.table
-        result = table.result
-        now = info.context.services.tables.clock()
-        present = _Once(lambda: info.context.services.tables.attendance.connected(table.id))
-        return [
-            _seat_of(
-                table,
-                s,
-                result["scores"][s.index] if result and s.kind != "EMPTY" else None,
-                now,
-                present,
-            )
-            for s in table.seats
-        ]
+        return seats_of(self._loaded, info.context)
 
     @strawberry.field(description="The game state as you may see it; null while OPEN.")
     def state(self) -> GameState | None:
-        view = self._loaded.view(self._rights.seat)
+        seat = self._rights.seat
+        view = self._loaded.view(seat)
         state_type = self._loaded.game.state_type
         if view is None or state_type is None:
             return None
-        return from_view(state_type, view)  # type: ignore[no-any-return]
+        key = state_id(state_type.__name__, self._loaded.table.id, self._loaded.version, seat)
+        return from_view(state_type, view, key)  # type: ignore[no-any-return]
 
     @strawberry.field(description="Your legal moves now; each is a valid MoveInput.")
     def legal_moves(self) -> list[JSON]:
@@ -194,6 +202,44 @@ class Table:
         seat = self._rights.seat
         found = await visible_events(info, tid, seat, after, first, last)
         return [TableEvent.of(e, tid, seat) for e in found]
+
+    @strawberry.field(
+        description="A page of the events you may see, oldest first, as a Relay connection: "
+        "`first` after `after` (paging forward; `first` 0 to 1000, 100 when neither is "
+        "given), or the newest `last`. Cursors are those of `events` and `tableEvents`."
+    )
+    async def events_connection(
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        last: int | None = None,
+    ) -> TableEventConnection:
+        if first is not None and last is not None:
+            raise ApiError("BAD_INPUT", "first or last, not both")
+        size = last if last is not None else (first if first is not None else 100)
+        if not 0 <= size <= MAX_EVENTS:
+            raise ApiError("BAD_INPUT", f"first and last are 0 to {MAX_EVENTS}")
+        tid, seat = self._loaded.table.id, self._rights.seat
+        if last is not None:
+            found = await visible_events(info, tid, seat, None, 0, size + 1)
+            more_before, more_after = len(found) > size, False
+            found = found[len(found) - size :] if size else []
+        else:
+            found = await visible_events(info, tid, seat, after, size + 1, None)
+            more_before, more_after = after is not None, len(found) > size
+            found = found[:size]
+        events = [TableEvent.of(e, tid, seat) for e in found]
+        return TableEventConnection(
+            edges=[TableEventEdge(cursor=e.cursor, node=e) for e in events],
+            nodes=events,
+            page_info=PageInfo(
+                end_cursor=events[-1].cursor if events else None,
+                has_next_page=more_after,
+                has_previous_page=more_before,
+                start_cursor=events[0].cursor if events else None,
+            ),
+        )
 
     @strawberry.field(description="Whether the table is private: unlisted, joined with its code.")
     def private(self) -> bool:
@@ -218,7 +264,11 @@ class Table:
         res = self._loaded.table.result
         if res is None:
             return None
-        return GameResult(winners=list(res["winners"]), scores=list(res["scores"]))
+        return GameResult(
+            id=strawberry.ID(global_id("GameResult", self._loaded.table.id)),
+            winners=list(res["winners"]),
+            scores=list(res["scores"]),
+        )
 
     @strawberry.field(description="SHA-256 hex of the table's secret seed.")
     def shuffle_commitment(self) -> str:
@@ -241,10 +291,19 @@ class Table:
         return _dt(self._loaded.table.updated_at)
 
 
-@strawberry.type(description="A page of tables.")
+@strawberry.type(description="One table of a page of tables.")
+class TableEdge:
+    cursor: str = strawberry.field(description="Pass as `after` for the tables after this one.")
+    node: Table = strawberry.field(description="The table.")
+
+
+@strawberry.type(description="A page of tables, newest first (Relay's connection).")
 class TableConnection:
     nodes: list[Table] = strawberry.field(description="The tables, newest first.")
     page_info: PageInfo = strawberry.field(description="Paging.")
+    edges: list[TableEdge] = strawberry.field(
+        default_factory=list, description="The tables and their cursors."
+    )
 
 
 async def visible_events(
@@ -274,6 +333,24 @@ async def visible_events(
             break  # the log ends here
         cursor = found[-1].cursor
     return out[:first]
+
+
+def seats_of(loaded: Loaded, context: Context) -> list[Seat]:
+    """The table's seats, empty ones included."""
+    table = loaded.table
+    result = table.result
+    now = context.services.tables.clock()
+    present = _Once(lambda: context.services.tables.attendance.connected(table.id))
+    return [
+        _seat_of(
+            table,
+            s,
+            result["scores"][s.index] if result and s.kind != "EMPTY" else None,
+            now,
+            present,
+        )
+        for s in table.seats
+    ]
 
 
 def table_of(loaded: Loaded, held: Rights) -> Table:

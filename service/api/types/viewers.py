@@ -6,6 +6,8 @@ No ``from __future__ import annotations`` here: Strawberry reads these annotatio
 
 import strawberry
 
+from service.engine.schema import global_id
+
 
 @strawberry.type(description="A signed-in user, as the JWT sent says.")
 class User:
@@ -19,6 +21,9 @@ class User:
 
 @strawberry.type(description="Who the sent token says you are.")
 class Viewer:
+    id: strawberry.ID = strawberry.field(
+        description="This answer's id: of the table asked about, the seat and the user."
+    )
     table_id: strawberry.ID | None = strawberry.field(
         description="The table asked about: the token's table, or `tableId` (null: a "
         "signed-in user asked about no table)."
@@ -28,3 +33,16 @@ class Viewer:
     user: User | None = strawberry.field(
         default=None, description="The signed-in user (null: a table token)."
     )
+
+    @classmethod
+    def of(
+        cls, table_id: str | None, seat: int | None, is_host: bool, user: User | None = None
+    ) -> "Viewer":
+        key = (table_id or "-", "-" if seat is None else seat, user.id if user else "-")
+        return cls(
+            id=strawberry.ID(global_id("Viewer", *key)),
+            table_id=strawberry.ID(table_id) if table_id is not None else None,
+            seat=seat,
+            is_host=is_host,
+            user=user,
+        )
