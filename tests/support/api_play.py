@@ -79,12 +79,14 @@ async def server() -> AsyncIterator[Server]:
 
 
 async def state_selection(c: Client, game_id: str) -> str:
-    """Every field of the game's state type, nested objects included, from the schema."""
+    """Every field of the game's state type, nested objects included, from the schema; no
+    ``id``: the core gives every object of a game state one, for a client's cache, and it is
+    no part of the engine's view (a game's own type may not declare one)."""
     types = {t["name"]: t for t in (await c.q(INTROSPECT))["__schema"]["types"]}
 
     def select(name: str) -> str:
         out = []
-        for f in types[name]["fields"] or []:
+        for f in (f for f in types[name]["fields"] or [] if f["name"] != "id"):
             ref = f["type"]
             while ref.get("ofType"):
                 ref = ref["ofType"]
