@@ -74,6 +74,8 @@ def open_store(settings: Settings) -> StateStore:
             chat_kept=settings.chat_kept,
             idempotency_kept=settings.idempotency_kept,
             cluster=settings.redis_cluster,
+            ack=settings.redis_ack,
+            ack_timeout=settings.redis_ack_timeout,
         )
     from service.store.memory import MemoryStore
 
@@ -221,6 +223,9 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if settings.gc_tuning:
             tune_gc()
+        verify = getattr(store, "verify", None)  # the Redis store: can it keep its promise?
+        if verify is not None:
+            await verify()
         tables.start_worker()
         try:
             yield

@@ -69,6 +69,16 @@ def _networks(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tu
     return found
 
 
+def _addresses(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """A list of ``host:port`` addresses, each checked."""
+    found = _list(env, name)
+    for item in found:
+        host, _, port = item.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ConfigError(f"{name}: {item!r} is not host:port")
+    return found
+
+
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raw = env.get(name, "").strip().lower()
     if not raw:
@@ -77,6 +87,8 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
 
 
 TRACING: Final = ("off", "otlp", "console")  # TABLESTATE_TRACING (service/tracing.py)
+# TABLESTATE_REDIS_ACK: when a commit counts as made (docs/operations.md, "Durability").
+ACKS: Final = ("primary", "replica", "aof")
 
 
 def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
@@ -197,6 +209,12 @@ class Settings:
     redis_max_connections: int = 50
     redis_timeout: float = 2.0
     redis_cluster: bool = False
+    # Sentinel (docs/operations.md): its addresses ("host:port") and the primary's name, from
+    # TABLESTATE_REDIS_SENTINEL* or a ``redis+sentinel://`` REDIS_URL.
+    redis_sentinels: tuple[str, ...] = ()
+    redis_sentinel_master: str = "mymaster"
+    redis_ack: str = "primary"
+    redis_ack_timeout: int = 500  # milliseconds a commit waits for its acknowledgement
     allowed_origins: tuple[str, ...] = ()
     max_depth: int = 12
     max_tokens: int = 4000
@@ -275,6 +293,21 @@ class Settings:
         error (replicas must agree on it); the memory store makes a random one."""
         env = os.environ if env is None else env
         redis_url = env.get("REDIS_URL") or None
+        sentinels = _addresses(env, "TABLESTATE_REDIS_SENTINEL")
+        master = env.get("TABLESTATE_REDIS_SENTINEL_MASTER", "").strip() or "mymaster"
+        if sentinels and redis_url:
+            raise ConfigError(
+                "set either REDIS_URL or TABLESTATE_REDIS_SENTINEL, not both (a "
+                "redis+sentinel:// REDIS_URL names the sentinels itself)"
+            )
+        if sentinels:
+            redis_url = f"redis+sentinel://{','.join(sentinels)}/{master}"
+        if (
+            redis_url
+            and redis_url.startswith("redis+sentinel://")
+            and _bool(env, "TABLESTATE_REDIS_CLUSTER", False)
+        ):
+            raise ConfigError("TABLESTATE_REDIS_CLUSTER and Sentinel exclude each other")
         raw_secret = env.get("TABLESTATE_SECRET", "")
         if raw_secret:
             secret, random_secret = raw_secret.encode(), False
@@ -301,6 +334,10 @@ class Settings:
             redis_max_connections=_int(env, "TABLESTATE_REDIS_MAX_CONNECTIONS", 50, 2),
             redis_timeout=_float(env, "TABLESTATE_REDIS_TIMEOUT", 2.0),
             redis_cluster=_bool(env, "TABLESTATE_REDIS_CLUSTER", False),
+            redis_sentinels=sentinels,
+            redis_sentinel_master=master,
+            redis_ack=_choice(env, "TABLESTATE_REDIS_ACK", "primary", ACKS),
+            redis_ack_timeout=_int(env, "TABLESTATE_REDIS_ACK_TIMEOUT", 500, 1),
             allowed_origins=_list(env, "TABLESTATE_ALLOWED_ORIGINS"),
             max_depth=_int(env, "TABLESTATE_MAX_DEPTH", 12, 2),
             max_tokens=_int(env, "TABLESTATE_MAX_TOKENS", 4000, 50),

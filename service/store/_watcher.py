@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any, Final, final
 
 from redis.asyncio import ConnectionPool, Redis
@@ -52,6 +53,8 @@ class Watcher:
         backoff: tuple[float, float] = (0.05, 2.0),
     ) -> None:
         self.listener: Listener | None = None
+        # Told when the connection drops (a Cluster node may have failed over).
+        self.on_lost: Callable[[], None] | None = None
         self._client = client
         self._timeout = timeout
         self._keepalive = keepalive
@@ -89,6 +92,16 @@ class Watcher:
                 waiting.remove(confirmed)
             if not waiting:
                 self._waiting.pop(name, None)
+
+    @property
+    def connected(self) -> bool:
+        """Whether the pub/sub connection is up."""
+        pubsub = self._pubsub
+        return pubsub is not None and pubsub.connection is not None
+
+    def watched(self) -> dict[str, str]:
+        """Table id -> channel of every watched table."""
+        return dict(self._channels)
 
     async def unwatch(self, table_id: str) -> None:
         channel = self._forget(table_id)
@@ -147,6 +160,8 @@ class Watcher:
                 await self._read(pubsub)
             except _LOST as exc:
                 logger.warning("pub/sub connection lost (%s); retrying in %.2f s", exc, delay)
+                if self.on_lost is not None:
+                    self.on_lost()
             finally:
                 self._pubsub = None
                 with contextlib.suppress(*_LOST):
@@ -196,15 +211,21 @@ class Watcher:
 @final
 class ClusterWatchers:
     """Live notifications on Redis Cluster: a ``Watcher`` (one sharded pub/sub connection)
-    per node that owns the slot of a watched table's channel. A slot that moves to
-    another node is followed at the next ``watch`` of that table."""
+    per node that owns the slot of a watched table's channel.
 
-    def __init__(self, cluster: RedisCluster, *, timeout: float) -> None:
+    A failover is followed: when a node's connection drops, the slot map is reloaded
+    (every ``follow`` seconds, until each of that node's tables is on a node that
+    answers), its tables are watched on the slots' new owners, and the listener is told
+    ``(table_id, "")`` for each: "fetch what you missed"."""
+
+    def __init__(self, cluster: RedisCluster, *, timeout: float, follow: float = 0.25) -> None:
         self.listener: Listener | None = None
         self._cluster = cluster
         self._timeout = timeout
+        self._follow = follow
         self._nodes: dict[str, Watcher] = {}
         self._where: dict[str, Watcher] = {}  # table id -> the watcher following it
+        self._moving: asyncio.Task[None] | None = None
 
     def _for(self, channel: str) -> Watcher:
         node = self._cluster.get_node_from_key(channel)
@@ -224,12 +245,49 @@ class ClusterWatchers:
             found = self._nodes[node.name] = Watcher(
                 Redis(connection_pool=pool), timeout=self._timeout
             )
+            found.on_lost = self._lost
         found.listener = self._relay
         return found
 
     def _relay(self, table_id: str, cursor: str) -> None:
         if self.listener is not None:
             self.listener(table_id, cursor)
+
+    def _lost(self) -> None:
+        if self._moving is None or self._moving.done():
+            self._moving = asyncio.ensure_future(self._move())
+
+    async def _move(self) -> None:
+        """Reload the slot map until no watched table is left on a node that is down."""
+        while any(not w.connected for w in set(self._where.values())):
+            await asyncio.sleep(self._follow)
+            try:
+                async with asyncio.timeout(self._timeout):
+                    await self._cluster.nodes_manager.initialize()
+            except (*_LOST, RedisError) as exc:
+                logger.debug("slot map not reloaded (%s); trying again", exc)
+                continue
+            for table_id, watcher in list(self._where.items()):
+                channel = watcher.watched().get(table_id)
+                if channel is None:
+                    continue
+                try:
+                    moved = self._for(channel)
+                except StoreUnavailable:
+                    continue
+                if moved is watcher:
+                    continue
+                try:
+                    await moved.watch(table_id, channel)
+                except StoreUnavailable:
+                    continue  # the next round tries again
+                self._where[table_id] = moved
+                await watcher.unwatch(table_id)
+                self._relay(table_id, "")  # its events meanwhile: fetch them
+            for name, watcher in list(self._nodes.items()):
+                if not watcher.watched() and watcher not in self._where.values():
+                    del self._nodes[name]
+                    await watcher.close()
 
     async def watch(self, table_id: str, channel: str) -> None:
         try:
@@ -247,6 +305,9 @@ class ClusterWatchers:
             await watcher.unwatch(table_id)
 
     async def close(self) -> None:
+        if self._moving is not None:
+            self._moving.cancel()
+            await asyncio.wait([self._moving])
         for watcher in self._nodes.values():
             await watcher.close()
         self._nodes.clear()

@@ -9,8 +9,9 @@
 --       2 expected version, 3 ttl in milliseconds, 4 snapshot, 5 game id, 6 status,
 --       7 created_at, 8 "" or "+" followed by the log entry, 9 "" or the idempotency field,
 --       10 the idempotency record, 11 events kept per table ("0": all),
---       12 idempotency records kept per table,
---       13.. pairs of (stream id "<version>-<n>", event JSON)
+--       12 idempotency records kept per table, 13 "1" to announce the last cursor here
+--       ("0": the caller announces it once a replica acknowledged the commit),
+--       14.. pairs of (stream id "<version>-<n>", event JSON)
 -- Returns {1, new version, previous status} when applied, {0, current version} on a
 -- conflict, {2, current version, record} when the idempotency key is already recorded.
 --
@@ -37,7 +38,7 @@ redis.call('HSET', KEYS[1], 'v', version, 'snap', ARGV[4], 'game', ARGV[5],
   'status', ARGV[6], 'created', ARGV[7])
 
 local last = ''
-for i = 13, #ARGV, 2 do
+for i = 14, #ARGV, 2 do
   redis.call('XADD', KEYS[2], ARGV[i], 'e', ARGV[i + 1])
   last = ARGV[i]
 end
@@ -64,7 +65,7 @@ for _, i in ipairs({1, 2, 3, 4, 6, 7, 8}) do
   redis.call('PEXPIRE', KEYS[i], ARGV[3])
 end
 
-if last ~= '' then
+if last ~= '' and ARGV[13] == '1' then
   redis.call('SPUBLISH', KEYS[5], last)
 end
 return {1, version, previous}

@@ -68,6 +68,7 @@ from service.store.base import (
     merge_first,
     stamp,
 )
+from service.store.topology import SENTINEL_SCHEME, Acknowledger, sentinel_clients
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +104,7 @@ class RedisStore:
         chat_kept: int = CHAT_KEPT,
         idempotency_kept: int = IDEMPOTENCY_KEPT,
         pipe: Pipe | None = None,
+        ack: Acknowledger | None = None,
     ) -> None:
         for name, value in [
             ("max_events", max_events),
@@ -115,6 +117,8 @@ class RedisStore:
         self._idempotency_kept = idempotency_kept
         self._redis = client
         self._pipe = pipe  # the commits' own connection (store/_pipe.py), if any
+        # How commits are acknowledged (store/topology.py); None: by the primary alone.
+        self._ack = ack if ack is not None and ack.waits else None
         self._prefix = prefix
         self._timeout = timeout
         self._max_events = max_events
@@ -146,12 +150,15 @@ class RedisStore:
         chat_kept: int = CHAT_KEPT,
         idempotency_kept: int = IDEMPOTENCY_KEPT,
         cluster: bool = False,
+        ack: str = "primary",
+        ack_timeout: int = 500,
     ) -> RedisStore:
         """A store on the Redis at ``url``.
 
         Args:
             url: ``redis://``, ``rediss://`` or ``unix://`` URL (with ``cluster``, of any
-                node of the cluster).
+                node of the cluster), or ``redis+sentinel://`` naming the sentinels and
+                the primary they watch (store/topology.py).
             prefix: Put before every key, so several deployments (or tests) share a Redis.
             max_connections: Command connections at most, whatever the load; callers
                 wait for a free one (up to ``timeout``). Commits have one more of their own
@@ -164,6 +171,9 @@ class RedisStore:
             cluster: Redis Cluster: commands go to the node owning each table's slot (a
                 bounded pool per node), and notifications come over one sharded pub/sub
                 connection per node that owns watched tables.
+            ack: When a commit counts as made: ``primary``, ``replica`` or ``aof``
+                (store/topology.py); past ``ack_timeout`` milliseconds unacknowledged, it
+                raises ``StoreUnavailable`` (it may still have landed).
         """
         # No retries: a lost reply to a commit must not be sent twice, and callers
         # want a fast UNAVAILABLE rather than a slow success.
@@ -173,17 +183,19 @@ class RedisStore:
             "socket_keepalive": True,
             "retry": Retry(NoBackoff(), 0),
         }
+        kept: dict[str, Any] = {
+            "max_events": max_events,
+            "chat_kept": chat_kept,
+            "idempotency_kept": idempotency_kept,
+        }
         if cluster:
             client = RedisCluster.from_url(url, max_connections=max_connections, **common)
-            return cls(
-                client,
-                None,
-                prefix=prefix,
-                timeout=timeout,
-                max_events=max_events,
-                chat_kept=chat_kept,
-                idempotency_kept=idempotency_kept,
-            )
+            acks = Acknowledger(client, ack, ack_timeout, pool_timeout=timeout, common=common)
+            return cls(client, None, prefix=prefix, timeout=timeout, ack=acks, **kept)
+        if url.startswith(SENTINEL_SCHEME):
+            primary, pubsub = sentinel_clients(url, max_connections=max_connections, common=common)
+            acks = Acknowledger(primary, ack, ack_timeout)
+            return cls(primary, pubsub, prefix=prefix, timeout=timeout, ack=acks, **kept)
         # Every command call is bounded by ``_reach`` already; a socket timeout on top
         # would arm two more timers per command (a third of the Redis client's CPU).
         pool = BlockingConnectionPool.from_url(
@@ -197,15 +209,17 @@ class RedisStore:
         pubsub_pool = ConnectionPool.from_url(
             url, max_connections=1, client_name="tablestate-pubsub", **common
         )
+        client = Redis(connection_pool=pool)
+        acks = Acknowledger(client, ack, ack_timeout)
         return cls(
-            Redis(connection_pool=pool),
+            client,
             Redis(connection_pool=pubsub_pool),
             prefix=prefix,
             timeout=timeout,
-            pipe=Pipe.for_url(url),
-            max_events=max_events,
-            chat_kept=chat_kept,
-            idempotency_kept=idempotency_kept,
+            # WAIT holds its connection: acknowledged commits take the pool's instead
+            pipe=Pipe.for_url(url) if not acks.waits else None,
+            ack=acks,
+            **kept,
         )
 
     # -- keys -------------------------------------------------------------------------
@@ -312,11 +326,16 @@ class RedisStore:
             record,
             self._max_events or 0,
             self._idempotency_kept,
+            "0" if self._ack is not None else "1",
         ]
         for event, text in zip(stored, encoded, strict=True):
             args += [event.cursor, text]
+        keys = self._keys(table_id)
         async with self._reach():
-            reply = await self._run(self._commit, self._keys(table_id), args)
+            if self._ack is None:
+                reply = await self._run(self._commit, keys, args)
+            else:
+                reply = await self._acknowledged(keys, args, max(1, math.ceil(ttl * 1000)))
         outcome, current = int(reply[0]), int(reply[1])
         if outcome == _RECORDED:
             return CommitResult(ok=False, version=current, record=_wire.record(reply[2]))
@@ -326,6 +345,38 @@ class RedisStore:
         if (create or previous != meta.status) and not meta.private:
             await self._index(table_id, meta, previous)
         return CommitResult(ok=True, version=version, events=stored)
+
+    async def _acknowledged(self, keys: list[str], args: list[str | int], ttl_ms: int) -> Any:
+        """The commit script, then its acknowledgement. The PEXPIRE after it is a write of
+        this connection whatever the script did, so the acknowledgement also covers an
+        outcome read from an earlier commit (an idempotency key's record, a newer version)
+        that may not have reached a replica yet. Once acknowledged, the commit's last
+        cursor is announced (the script did not): no replica's subscribers hear of a commit
+        a failover may still lose."""
+        assert self._ack is not None
+        script = self._commit
+
+        def build(pipe: Any) -> None:
+            pipe.evalsha(script.sha, len(keys), *keys, *args)
+            pipe.pexpire(keys[0], ttl_ms)
+
+        replies, confirmed = await self._ack.run(keys[0], build, script)
+        reply = replies[0]
+        if not confirmed:
+            raise StoreUnavailable(
+                f"no replica acknowledged the commit within {self._ack.timeout} ms; "
+                "it may have landed: resend with the same idempotency key"
+            )
+        outcome = int(reply[0])
+        if outcome in (_APPLIED, _RECORDED):
+            # A record's commit may not have been announced: "" asks for a fetch.
+            last = str(args[-2]) if outcome == _APPLIED and len(args) > 13 else ""
+            try:
+                await self._redis.spublish(keys[4], last)
+            except (*_UNREACHABLE, RedisError) as exc:  # the commit stands: the next one,
+                # or a watcher's reconnection, tells the subscribers
+                logger.warning("a commit was not announced: %s", exc)
+        return reply
 
     async def _index(self, table_id: str, meta: TableMeta, previous: str) -> None:
         """Best effort: the commit has landed whatever happens here."""
@@ -526,11 +577,19 @@ class RedisStore:
     async def schedule(
         self, table_id: str, version: int, due: float, *, only_sooner: bool = False
     ) -> None:
+        key, entry = f"{self._prefix}due", {f"{table_id}|{version}": due}
         async with self._reach():
             # ZADD LT (Redis 6.2+): adds a new entry, lowers an existing one, never raises it.
-            await self._redis.zadd(
-                f"{self._prefix}due", {f"{table_id}|{version}": due}, lt=only_sooner
+            if self._ack is None:
+                await self._redis.zadd(key, entry, lt=only_sooner)
+                return
+            # The entry is written before its commit: a failover must not lose it after
+            # the commit was acknowledged, or the table would wait on a bot forever.
+            _, confirmed = await self._ack.run(
+                key, lambda pipe: pipe.zadd(key, entry, lt=only_sooner)
             )
+            if not confirmed:
+                raise StoreUnavailable("no replica acknowledged a due-index entry in time")
 
     async def unschedule(self, table_id: str, version: int) -> None:
         async with self._reach():
@@ -568,6 +627,13 @@ class RedisStore:
     async def unwatch(self, table_id: str) -> None:
         await self._watcher.unwatch(table_id)
 
+    async def verify(self) -> None:
+        """At start-up: refuse an acknowledgement the server cannot give (``aof``
+        before Redis 7.2), with a message naming the setting."""
+        if self._ack is not None:
+            async with self._reach():
+                await self._ack.verify()
+
     async def ping(self) -> bool:
         try:
             async with self._reach():
@@ -579,6 +645,8 @@ class RedisStore:
         if self._pipe is not None:
             self._pipe.close()
         await self._watcher.close()
+        if self._ack is not None:
+            await self._ack.close()
         await self._redis.aclose()
         if isinstance(self._redis, Redis):
             await self._redis.connection_pool.aclose()
