@@ -650,3 +650,7 @@ class RedisStore:
         await self._redis.aclose()
         if isinstance(self._redis, Redis):
             await self._redis.connection_pool.aclose()
+            # Sentinel: the connections that ask the sentinels where the primary is
+            manager = getattr(self._redis.connection_pool, "sentinel_manager", None)
+            for sentinel in getattr(manager, "sentinels", ()):
+                await sentinel.aclose()
