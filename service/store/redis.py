@@ -32,11 +32,16 @@ from redis.asyncio import BlockingConnectionPool, Connection, ConnectionPool, Re
 from redis.asyncio.cluster import RedisCluster
 from redis.backoff import NoBackoff
 from redis.exceptions import (
+    AskError,
+    BusyLoadingError,
     ClusterDownError,
+    MovedError,
     OutOfMemoryError,
+    ReadOnlyError,
     RedisClusterException,
     RedisError,
     ResponseError,
+    TryAgainError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -79,6 +84,13 @@ _UNREACHABLE: Final = (
     OSError,
     ClusterDownError,
     RedisClusterException,
+    # A failover under way: a demoted primary, a replica loading its copy, a slot on its
+    # way to another node. Nothing of the command ran; the client retries.
+    ReadOnlyError,
+    BusyLoadingError,
+    TryAgainError,
+    MovedError,
+    AskError,
 )
 _APPLIED: Final = 1
 _RECORDED: Final = 2

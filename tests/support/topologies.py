@@ -18,6 +18,8 @@ from support.server import free_port
 
 NODE_TIMEOUT_MS = 500  # cluster-node-timeout and Sentinel's down-after-milliseconds
 MASTER = "mymaster"
+# A replica's full sync starts at once (Redis waits 5 s by default for more replicas).
+FAST_SYNC = ("--repl-diskless-sync-delay", "0")
 
 
 def _until(check: object, seconds: float, what: str) -> None:
@@ -138,7 +140,7 @@ def cluster_with_replicas(folder: Path) -> Iterator[Topology]:
                     "--cluster-config-file", "nodes.conf", "--appendonly", "no",
                     "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
                     "--cluster-replica-validity-factor", "0",
-                    "--replica-serve-stale-data", "yes", port=cluster_port(),
+                    "--replica-serve-stale-data", "yes", *FAST_SYNC, port=cluster_port(),
                 ).start()
             )  # fmt: skip
         addresses = [f"127.0.0.1:{n.port}" for n in topology.servers]
@@ -176,11 +178,11 @@ def sentinel_with_replicas(folder: Path) -> Iterator[Topology]:
     try:
         for name in ("a", "b", "c"):
             (folder / name).mkdir()
-        primary = RedisProcess(folder / "a", "--appendonly", "no").start()
+        primary = RedisProcess(folder / "a", "--appendonly", "no", *FAST_SYNC).start()
         topology.servers.append(primary)
         for name in ("b", "c"):
             replica = RedisProcess(
-                folder / name, "--appendonly", "no", "--replica-serve-stale-data", "yes",
+                folder / name, "--appendonly", "no", "--replica-serve-stale-data", "yes", *FAST_SYNC,
                 "--replicaof", "127.0.0.1", str(primary.port),
             ).start()  # fmt: skip
             topology.servers.append(replica)
