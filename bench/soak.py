@@ -7,6 +7,18 @@ must have seen every event of its table exactly once, in order.
 
 Starts its own redis-server (AOF) in a temporary folder unless --redis is given (then it
 uses a key prefix of its own). Prints its figures; exits 1 if anything was lost.
+
+Failover mode: Redis with replicas of its own (``--topology sentinel``: a primary, two
+replicas and a Sentinel; ``cluster``: three primaries, three replicas), whose primary of a
+random table is killed (SIGKILL) every ``--kill-primary-every`` seconds and started again
+as a replica once a replica took over. Tables of one human and one bot are played (the
+human's moves resent with their idempotency keys while ``UNAVAILABLE``) and followed by
+subscribers that resume from their cursors; it prints how many acknowledged moves the log
+lost, how many subscribers' streams have a gap or a repeat, and how many finished tables
+replay from their seeds. Exits 1 on a loss only with ``--ack replica`` (``primary``
+promises none):
+
+    python bench/soak.py --topology sentinel --ack replica --seconds 60 --kill-primary-every 10
 """
 
 from __future__ import annotations
@@ -26,7 +38,9 @@ sys.path[:0] = [str(ROOT)]  # before tests/, whose service/ folder must not shad
 sys.path.append(str(ROOT / "tests"))
 
 import httpx  # noqa: E402
+from support.failover import Load, check, clients  # noqa: E402
 from support.replicas import SECRET, RedisProcess, Replica, replica_env  # noqa: E402
+from support.topologies import cluster_with_replicas, sentinel_with_replicas  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import WebSocketException  # noqa: E402
 
@@ -238,6 +252,73 @@ class Soak:
         return 0 if ok else 1
 
 
+async def failover(args: argparse.Namespace) -> int:
+    """The failover mode (see the module)."""
+    make = cluster_with_replicas if args.topology == "cluster" else sentinel_with_replicas
+    with tempfile.TemporaryDirectory() as folder, make(Path(folder)) as topology:
+        env = replica_env(
+            topology.url,
+            args.prefix,
+            TABLESTATE_REDIS_ACK=args.ack,
+            TABLESTATE_BOT_DELAY=str(args.bot_delay),
+            TABLESTATE_BOT_LEASE="1",
+            **topology.env,
+        )
+        replicas = [Replica(env) for _ in range(args.replicas)]
+        try:
+            for r in replicas:
+                r.start()
+            start = time.monotonic()
+            deadline = start + args.seconds
+            stats: Counter[str] = Counter()
+            async with clients(replicas) as cs:
+                load = Load(cs, replicas, random.Random(args.seed))
+
+                async def tables() -> None:
+                    while time.monotonic() < deadline:
+                        try:
+                            t = await load.new_table()
+                            await asyncio.gather(load.play(t, 0.0), load.follow(t))
+                        except Exception as exc:  # counted and printed: the soak goes on
+                            stats[f"tables abandoned ({type(exc).__name__})"] += 1
+
+                async def kill() -> None:
+                    while True:
+                        await asyncio.sleep(args.kill_primary_every)
+                        if not load.tables or time.monotonic() > deadline:
+                            return
+                        key = f"{args.prefix}{{t:{load.rng.choice(load.tables).table_id}}}:s"
+                        began = time.monotonic()
+                        await asyncio.to_thread(topology.fail_over, key)
+                        stats["primaries killed"] += 1
+                        stats["seconds from each kill to the server back as a replica, summed"] += (
+                            round(time.monotonic() - began)
+                        )
+
+                killer = asyncio.ensure_future(kill())
+                await asyncio.gather(*(tables() for _ in range(args.followers)))
+                killer.cancel()
+            elapsed = time.monotonic() - start
+            report = await check(
+                load, topology.url, args.prefix, cluster=args.topology == "cluster"
+            )
+        finally:
+            for r in replicas:
+                r.stop()
+    print(f"ran {elapsed:.0f} s on {args.topology} with {args.replicas} replicas, ack={args.ack}")
+    for key, value in sorted(stats.items()):
+        print(f"{key}: {value}")
+    print(f"moves answered UNAVAILABLE and sent again: {load.unavailable}")
+    print(f"subscriptions resumed from their cursor: {load.resumed}")
+    print(report.line())
+    for line in report.details[:20]:
+        print(line)
+    if args.ack == "primary":
+        return 0
+    whole = report.lost == 0 and report.broken == 0 and report.replayed == report.finished
+    return 0 if whole and report.finished > 0 else 1
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=180)
@@ -249,8 +330,13 @@ async def main() -> int:
     parser.add_argument("--redis", help="a Redis URL (default: a redis-server of its own)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="leave its redis-server running")
+    parser.add_argument("--topology", choices=["single", "sentinel", "cluster"], default="single")
+    parser.add_argument("--ack", choices=["primary", "replica"], default="primary")
+    parser.add_argument("--kill-primary-every", type=float, default=10)
     args = parser.parse_args()
     args.prefix = f"soak:{int(time.time())}:"
+    if args.topology != "single":
+        return await failover(args)
     with tempfile.TemporaryDirectory() as folder:
         server = None
         if args.redis:

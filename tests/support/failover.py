@@ -78,13 +78,13 @@ class Load:
         return self.rng.choice(self.clients)
 
     async def new_table(self) -> Seated:
-        c = self.client()
-        made = (await c.q(CREATE, g="lucky-draw", r=[], o=None, s=2))["createTable"]
+        c = self.client()  # one replica: a table made through a failover is still made once
+        made = (await ask(c, CREATE, g="lucky-draw", r=[], o=None, s=2))["createTable"]
         t = Seated(made["table"]["id"], made["hostToken"])
-        joined = (await c.q(JOIN, t=t.table_id, n="P0"))["joinTable"]
+        joined = (await ask(c, JOIN, t=t.table_id, n="P0"))["joinTable"]
         t.tokens[joined["seat"]] = joined["playerToken"]
-        await c.q(ADD_BOT, t.host, t=t.table_id)
-        await c.q(START, t.host, t=t.table_id)
+        await ask(c, ADD_BOT, t.host, t=t.table_id)
+        await ask(c, START, t.host, t=t.table_id)
         self.tables.append(t)
         return t
 
