@@ -28,6 +28,9 @@ SET_BY_CHART = {
     "TABLESTATE_WORKERS",
     "TABLESTATE_ALLOWED_ORIGINS",
     "TABLESTATE_REDIS_CLUSTER",
+    # Sentinel through the chart: redis.url is redis+sentinel://, which names them both
+    "TABLESTATE_REDIS_SENTINEL",
+    "TABLESTATE_REDIS_SENTINEL_MASTER",
     "TABLESTATE_JWT_SECRET",  # a secret: from the chart's Secret (signIn.jwtSecret)
 }
 
@@ -65,6 +68,9 @@ def test_default_values_are_valid():
         ("allowedOrigins", ["https://play.example.com", "*"]),
         ("config.TABLESTATE_IDLE_TTL", 3600),
         ("config.TABLESTATE_REDIS_TIMEOUT", 0.5),
+        ("redis.url", "redis+sentinel://sentinel-0:26379,sentinel-1:26379/mymaster"),
+        ("config.TABLESTATE_REDIS_ACK", "replica"),
+        ("config.TABLESTATE_REDIS_ACK_TIMEOUT", 250),
         ("config.TABLESTATE_GRAPHIQL", False),
         ("config.TABLESTATE_LOG_LEVEL", None),
         ("config.TABLESTATE_TABLES_PER_ADDRESS", 0),
@@ -110,6 +116,8 @@ def test_good_values_are_accepted(path, value):
         ("config.TABLESTATE_IDLE_TTL", "a week"),
         ("config.TABLESTATE_MAX_DEPTH", 1),
         ("config.TABLESTATE_REDIS_TIMEOUT", 0),
+        ("config.TABLESTATE_REDIS_ACK", "quorum"),
+        ("config.TABLESTATE_REDIS_ACK_TIMEOUT", 0),
         ("config.TABLESTATE_LOG_LEVEL", "loud"),
         ("config.TABLESTATE_GRAPHIQL", "maybe"),
         ("resources.limits.memory", "a lot"),
