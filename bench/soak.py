@@ -280,7 +280,7 @@ async def failover(args: argparse.Namespace) -> int:
                             t = await load.new_table()
                             await asyncio.gather(load.play(t, 0.0), load.follow(t))
                         except Exception as exc:  # counted and printed: the soak goes on
-                            stats[f"tables abandoned ({type(exc).__name__})"] += 1
+                            stats[f"tables abandoned ({str(exc)[:120]})"] += 1
 
                 async def kill() -> None:
                     while True:

@@ -1,5 +1,5 @@
 """Redis with replicas on loopback, for the failover tests and the soak: a Cluster of three
-primaries and three replicas, and a primary with two replicas that one Sentinel watches.
+primaries and three replicas, and a primary with a replica that one Sentinel watches.
 Both fail over within about one to three seconds of a primary's death."""
 
 from __future__ import annotations
@@ -170,17 +170,21 @@ def cluster_with_replicas(folder: Path) -> Iterator[Topology]:
 
 
 @contextlib.contextmanager
-def sentinel_with_replicas(folder: Path) -> Iterator[Topology]:
-    """A primary, two replicas (so that one is left to acknowledge commits once the other
-    is promoted), and one Sentinel (quorum 1) that promotes a replica
-    ``NODE_TIMEOUT_MS`` after the primary stops answering."""
+def sentinel_with_replicas(folder: Path, replicas: int = 1) -> Iterator[Topology]:
+    """A primary, its ``replicas``, and one Sentinel (quorum 1) that promotes a replica
+    ``NODE_TIMEOUT_MS`` after the primary stops answering.
+
+    One replica is what ``TABLESTATE_REDIS_ACK=replica`` needs: Sentinel promotes the
+    replica with the newest copy it last heard of (up to a second old), which with two
+    replicas need not be the one whose WAIT acknowledged the last commits."""
     topology = Topology("", {})
+    names = "bcdefgh"[:replicas]
     try:
-        for name in ("a", "b", "c"):
+        for name in ("a", *names):
             (folder / name).mkdir()
         primary = RedisProcess(folder / "a", "--appendonly", "no", *FAST_SYNC).start()
         topology.servers.append(primary)
-        for name in ("b", "c"):
+        for name in names:
             replica = RedisProcess(
                 folder / name, "--appendonly", "no", "--replica-serve-stale-data", "yes", *FAST_SYNC,
                 "--replicaof", "127.0.0.1", str(primary.port),
@@ -206,7 +210,7 @@ def sentinel_with_replicas(folder: Path) -> Iterator[Topology]:
 
         def knows_replica() -> bool:
             with contextlib.closing(_client(port)) as c:
-                return len(c.execute_command("SENTINEL", "REPLICAS", MASTER)) == 2
+                return len(c.execute_command("SENTINEL", "REPLICAS", MASTER)) == replicas
 
         _until(knows_replica, 20, "the sentinel to find the replica")
         topology.url = f"redis+sentinel://127.0.0.1:{port}/{MASTER}"
