@@ -4,7 +4,10 @@ Every replica publishes a notice when a public table opens, changes while OPEN, 
 OPEN (``service/tables/notices.py``); the store delivers each notice to every replica watching the
 lobby (Redis: one sharded pub/sub channel; the memory store: in process). The channel keeps
 no history: a lobby screen starts from a snapshot of the open tables and then takes the
-notices, each an upsert or removal keyed by table id.
+notices, each an upsert or removal keyed by table id. When the store's channel was cut (a
+Redis failover or restart: notices may have been missed meanwhile), every lobby
+subscription here ends with ``UNAVAILABLE``, so that its client subscribes again and
+starts from a new snapshot.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from service.store.base import StateStore, StoreUnavailable
 
 log = logging.getLogger("tablestate.lobby")
 
+_MISSED = object()  # queued when notices may have been missed: the subscription ends
+
 
 @dataclass(eq=False)
 class Listening:
@@ -33,7 +38,10 @@ class Listening:
     slow: bool = field(default=False)
 
     async def next(self) -> dict[str, Any]:
-        return unless_slow(await self.queue.get())  # type: ignore[no-any-return]
+        item = unless_slow(await self.queue.get())
+        if item is _MISSED:
+            raise ApiError("UNAVAILABLE", "lobby notices may have been missed: subscribe again")
+        return item  # type: ignore[no-any-return]
 
 
 class LobbyHub:
@@ -48,6 +56,10 @@ class LobbyHub:
         store.set_lobby_listener(self._announce)
 
     def _announce(self, notice: str) -> None:
+        if not notice:  # the store's channel was cut and is back: notices may be missing
+            for sub in list(self._listening):
+                offer(sub, _MISSED)
+            return
         try:
             item = json.loads(notice)
         except ValueError:

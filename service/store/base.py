@@ -226,7 +226,8 @@ def parse_page_cursor(text: str) -> tuple[float, str]:
 
 
 Listener = Callable[[str, str], None]  # listener(table_id, cursor): events up to cursor
-LobbyListener = Callable[[str], None]  # listener(notice): a lobby notice (JSON), any replica's
+# listener(notice): a lobby notice (JSON), any replica's; "" when notices may have been missed
+LobbyListener = Callable[[str], None]
 
 
 class TableStore(Protocol):

@@ -577,9 +577,9 @@ class RedisStore:
 
     def _dispatch(self, table_id: str, message: str) -> None:
         """The watcher's news: a table's new cursor, or a lobby notice ("" after a
-        reconnection: the lobby keeps no history, so there is nothing to catch up)."""
+        reconnection: the lobby keeps no history, so its subscribers start again)."""
         if table_id == LOBBY:
-            if message and self._lobby_listener is not None:
+            if self._lobby_listener is not None:
                 self._lobby_listener(message)
         elif self._listener is not None:
             self._listener(table_id, message)
