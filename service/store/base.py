@@ -380,6 +380,11 @@ class Presence(Protocol):
     async def connected(self, table_id: str) -> frozenset[int]:
         """The seats of the table with a live presence entry."""
 
+    async def lapsed(self, table_id: str) -> frozenset[int]:
+        """Drop the entries past their ttl (a replica that died let them lapse); the seats
+        that are away now because of it. Each lapse is returned once, to one caller, so
+        that one replica alone records the seat as away."""
+
 
 class RateBuckets(Protocol):
     """Rate limits shared by every replica."""

@@ -310,30 +310,33 @@ class MemoryStore:
         return stored
 
     def _seats_live(self, table_id: str) -> dict[tuple[int, str], float]:
-        entries = self._presence.get(table_id, {})
         now = self._clock()
-        live = {k: end for k, end in entries.items() if end > now}
-        if live:
-            self._presence[table_id] = live
-        else:
-            self._presence.pop(table_id, None)
-        return live
+        return {k: end for k, end in self._presence.get(table_id, {}).items() if end > now}
 
     async def presence(self, table_id: str, seat: int, member: str, on: bool, ttl: float) -> bool:
-        live = self._seats_live(table_id)
-        before = any(s == seat for s, _ in live)
+        before = any(s == seat for s, _ in self._seats_live(table_id))
+        entries = self._presence.setdefault(table_id, {})
         if on:
-            live[(seat, member)] = self._clock() + ttl
+            entries[(seat, member)] = self._clock() + ttl
         else:
-            live.pop((seat, member), None)
-        if live:
-            self._presence[table_id] = live
-        else:
+            entries.pop((seat, member), None)
+        if not entries:
             self._presence.pop(table_id, None)
-        return before != any(s == seat for s, _ in live)
+        return before != any(s == seat for s, _ in self._seats_live(table_id))
 
     async def connected(self, table_id: str) -> frozenset[int]:
         return frozenset(s for s, _ in self._seats_live(table_id))
+
+    async def lapsed(self, table_id: str) -> frozenset[int]:
+        entries = self._presence.get(table_id, {})
+        live = self._seats_live(table_id)
+        gone = {seat for seat, member in entries if (seat, member) not in live}
+        if live:
+            self._presence[table_id] = live
+        else:
+            self._presence.pop(table_id, None)
+        held = {s for s, _ in live}
+        return frozenset(s for s in gone if s not in held)
 
     def set_lobby_listener(self, listener: LobbyListener) -> None:
         self._lobby_listener = listener

@@ -557,6 +557,11 @@ class RedisStore:
             rows = await self._presence(keys=[self._presence_key(table_id)], args=["r", 0, "", 0])
         return frozenset(int(_wire.text(r).partition("|")[0]) for r in rows)
 
+    async def lapsed(self, table_id: str) -> frozenset[int]:
+        async with self._reach():
+            rows = await self._presence(keys=[self._presence_key(table_id)], args=["l", 0, "", 0])
+        return frozenset(int(_wire.text(r)) for r in rows)
+
     # -- lobby ------------------------------------------------------------------------
 
     def _lobby_channel(self) -> str:

@@ -157,6 +157,7 @@ class Attendance:
         key = (table_id, seat)
         self._open[key] = self._open.get(key, 0) + 1
         if self._open[key] == 1:
+            await self._lapses(table_id)  # a seat back from a dead replica: away first
             await self._mark(table_id, seat, True)
         if self._task is None or self._task.done():
             self._task = asyncio.ensure_future(self._refresh())
@@ -180,12 +181,29 @@ class Attendance:
         except (StoreUnavailable, ApiError) as exc:
             log.warning("presence of a seat not recorded: %s", exc)
 
+    async def _lapses(self, table_id: str) -> None:
+        """Record ``seat.away`` for the seats whose entries lapsed (their replica died):
+        the store tells each lapse to one caller, so one replica alone writes it."""
+        try:
+            away = await self.store.lapsed(table_id)
+            loaded = await self.tables.load(table_id) if away else None
+            if loaded is None or loaded.table.status not in (eng.OPEN, eng.PLAYING):
+                return
+            for seat in sorted(away):
+                event = NewEvent("seat.away", now_iso(self.clock), {}, seat)
+                await self.appends.say(table_id, event, loaded.table)
+        except (StoreUnavailable, ApiError) as exc:
+            log.warning("lapsed presence of a table not recorded: %s", exc)
+
     async def _refresh(self) -> None:
-        """Keep this replica's entries alive; a replica that dies lets them lapse."""
+        """Keep this replica's entries alive; a replica that dies lets them lapse, and the
+        replicas that serve the same tables notice and record its seats as away."""
         while self._open:
             await asyncio.sleep(self.ttl / 3)
             for table_id, seat in list(self._open):
                 await self._mark(table_id, seat, True)
+            for table_id in {table_id for table_id, _ in self._open}:
+                await self._lapses(table_id)
 
     async def close(self) -> None:
         task, self._task = self._task, None

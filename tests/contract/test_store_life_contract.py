@@ -172,6 +172,25 @@ async def test_presence_of_a_dead_holder_lapses(
     assert await store.presence(table_id, 0, "live-replica", True, 30) is True
 
 
+async def test_a_lapse_is_told_once_and_only_for_seats_left_away(
+    make_store: MakeStore, elapse: Callable[[float], Awaitable[None]]
+) -> None:
+    """Two replicas' stores notice the lapse of a dead one: only the first is told, so one
+    alone records the seat as away; a seat another replica still holds is not away."""
+    a = await make_store()
+    b = a if isinstance(a, MemoryStore) else await make_store()
+    table_id = tid()
+    await a.presence(table_id, 0, "dead-replica", True, 0.3)
+    await a.presence(table_id, 1, "dead-replica", True, 0.3)
+    await a.presence(table_id, 1, "live-replica", True, 30)
+    assert await a.lapsed(table_id) == frozenset()  # nothing lapsed yet
+    await elapse(0.5)
+    assert await a.connected(table_id) == {1}
+    assert await a.lapsed(table_id) == {0}
+    assert await b.lapsed(table_id) == frozenset()
+    assert await a.connected(table_id) == {1}
+
+
 # -- the lobby channel ----------------------------------------------------------------
 
 

@@ -60,6 +60,35 @@ async def test_a_killed_replicas_seats_lapse(redis_url, redis_prefix):
                 await eventually(lambda: _is(cb, t.table_id, [False, False]), timeout=10)
 
 
+AWAY = "query($t: ID!) { table(id: $t) { events(first: 1000) { type seat } } }"
+
+
+async def test_a_killed_replicas_seats_are_recorded_away_once_by_a_survivor(
+    redis_url, redis_prefix
+):
+    env = replica_env(redis_url, redis_prefix, TABLESTATE_PRESENCE_TTL="1")
+    with replicas(env, 2) as (a, b):
+        async with client(b) as cb:
+            t = await new_table(cb)
+            async with (
+                subscription(a, SUB, {"t": t.table_id}, t.tokens[0]) as on_a,
+                subscription(b, SUB, {"t": t.table_id}, t.tokens[1]) as on_b,
+            ):
+                await until(on_a, "tableEvents", lambda e: e["type"] == "seat.connected")
+                await until(on_b, "tableEvents", lambda e: e["seat"] == 1)
+                a.kill()
+                # b's subscriber hears seat 0 go away once its entry lapsed
+                heard = await until(
+                    on_b, "tableEvents", lambda e: e["type"] == "seat.away" and e["seat"] == 0
+                )
+                assert heard[-1]["seat"] == 0
+                await asyncio.sleep(1.5)  # several more of b's refresh rounds
+            events = (await cb.q(AWAY, t=t.table_id))["table"]["events"]
+            assert [e for e in events if e == {"type": "seat.away", "seat": 0}] == [
+                {"type": "seat.away", "seat": 0}
+            ]
+
+
 async def _is(c: Any, table_id: str, want: list[bool]) -> bool:
     return await _connected(c, table_id) == want
 
