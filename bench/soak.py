@@ -289,7 +289,7 @@ async def failover(args: argparse.Namespace) -> int:
                             return
                         key = f"{args.prefix}{{t:{load.rng.choice(load.tables).table_id}}}:s"
                         began = time.monotonic()
-                        await asyncio.to_thread(topology.fail_over, key)
+                        await asyncio.to_thread(topology.fail_over, key, args.replica_lag)
                         stats["primaries killed"] += 1
                         stats["seconds from each kill to the server back as a replica, summed"] += (
                             round(time.monotonic() - began)
@@ -333,6 +333,12 @@ async def main() -> int:
     parser.add_argument("--topology", choices=["single", "sentinel", "cluster"], default="single")
     parser.add_argument("--ack", choices=["primary", "replica"], default="primary")
     parser.add_argument("--kill-primary-every", type=float, default=10)
+    parser.add_argument(
+        "--replica-lag",
+        type=float,
+        default=0.3,
+        help="seconds the dying primary's replicas are stopped before it is killed",
+    )
     args = parser.parse_args()
     args.prefix = f"soak:{int(time.time())}:"
     if args.topology != "single":

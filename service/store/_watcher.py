@@ -153,9 +153,10 @@ class Watcher:
                 self._pubsub = pubsub
                 if dropped:
                     self._catch_up = set(self._channels)
-                channels = list(self._channels.values())
-                if channels:
-                    await pubsub.ssubscribe(*channels)
+                # One command per channel: SSUBSCRIBE takes channels of one slot only, and a
+                # node owns many (a Cluster node's watched tables).
+                for channel in list(self._channels.values()):
+                    await pubsub.ssubscribe(channel)
                 delay = self._backoff[0]
                 await self._read(pubsub)
             except _LOST as exc:

@@ -25,6 +25,7 @@ import hashlib
 import json
 import logging
 import math
+import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final, final
 
@@ -35,6 +36,7 @@ from redis.exceptions import (
     AskError,
     BusyLoadingError,
     ClusterDownError,
+    ClusterError,
     MovedError,
     OutOfMemoryError,
     ReadOnlyError,
@@ -85,7 +87,9 @@ _UNREACHABLE: Final = (
     ClusterDownError,
     RedisClusterException,
     # A failover under way: a demoted primary, a replica loading its copy, a slot on its
-    # way to another node. Nothing of the command ran; the client retries.
+    # way to another node (ClusterError: redirected until redis-py gave up). Nothing of the
+    # command ran; the client retries.
+    ClusterError,
     ReadOnlyError,
     BusyLoadingError,
     TryAgainError,
@@ -94,6 +98,13 @@ _UNREACHABLE: Final = (
 )
 _APPLIED: Final = 1
 _RECORDED: Final = 2
+
+
+def _raised_in_redis(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and f"{os.sep}redis{os.sep}" in tb.tb_frame.f_code.co_filename
 
 
 @final
@@ -270,6 +281,12 @@ class RedisStore:
                 yield
         except _UNREACHABLE as exc:
             raise StoreUnavailable(f"Redis unreachable: {str(exc) or type(exc).__name__}") from exc
+        except AttributeError as exc:
+            # redis-py's Cluster client can write on a connection that a failed node's
+            # reconnection left without its writer (``None.writelines``): unreachable too.
+            if not _raised_in_redis(exc):
+                raise
+            raise StoreUnavailable(f"Redis connection lost mid-command: {exc}") from exc
         except ResponseError as exc:
             # At maxmemory (noeviction) Redis refuses a write, or a script's first write,
             # so nothing of it was applied. redis-py names the error, hiredis (the commits'

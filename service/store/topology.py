@@ -218,6 +218,11 @@ class Acknowledger:
             except (ConnectionError, OSError, RedisError):
                 self._refresh()
                 raise
+            except AttributeError as exc:
+                # redis-py writes to a connection that a failed read closed meanwhile
+                # (its writer is None): the node went away under it.
+                self._refresh()
+                raise StoreUnavailable(f"Redis connection closed under a write: {exc}") from exc
             first = replies[0]
             if isinstance(first, NoScriptError) and script is not None and attempt == 0:
                 await target.script_load(script.script)

@@ -61,9 +61,9 @@ class Replica:
         self.proc.send_signal(signal.SIGTERM)
         return self.proc.wait(20) if wait else None
 
-    def log(self) -> str:
+    def log(self, tail: int = 4000) -> str:
         self._log.seek(0)
-        return self._log.read().decode(errors="replace")[-4000:]
+        return self._log.read().decode(errors="replace")[-tail:]
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

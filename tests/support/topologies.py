@@ -5,6 +5,7 @@ Both fail over within about one to three seconds of a primary's death."""
 from __future__ import annotations
 
 import contextlib
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -71,12 +72,26 @@ class Topology:
                 return server
         raise RuntimeError(f"no live primary for {key!r}")
 
-    def fail_over(self, key: str) -> RedisProcess:
+    def fail_over(self, key: str, lag: float = 0.0) -> RedisProcess:
         """Kill (SIGKILL) the primary of ``key``, wait for a replica to take over, then
         start the killed server again (as its supervisor would): it comes back empty and
-        joins as a replica. The killed server."""
+        joins as a replica. The killed server.
+
+        ``lag``: seconds the primary's replicas are stopped (SIGSTOP) before it dies, so
+        that it dies with writes they never received, as a primary does whose replicas
+        lag behind (a slow link, a busy replica)."""
         victim = self.primary_of(key)
-        victim.kill()
+        behind = [s for s in self.servers if s is not victim and self._replicates(s, victim)]
+        for server in behind:
+            if server.proc is not None:
+                server.proc.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(lag)
+            victim.kill()
+        finally:
+            for server in behind:
+                if server.proc is not None:
+                    server.proc.send_signal(signal.SIGCONT)
 
         def promoted() -> bool:
             try:
@@ -115,6 +130,13 @@ class Topology:
             victim.args = (*args, "--replicaof", "127.0.0.1", str(now.port))
         victim.start()
         return victim
+
+    @staticmethod
+    def _replicates(server: RedisProcess, primary: RedisProcess) -> bool:
+        if server.proc is None or server.proc.poll() is not None:
+            return False
+        with contextlib.closing(_client(server.port)) as c:
+            return c.info("replication").get("master_port") == primary.port
 
     def stop(self) -> None:
         for proc in self.extra:
