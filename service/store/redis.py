@@ -364,7 +364,9 @@ class RedisStore:
             if self._ack is None:
                 reply = await self._run(self._commit, keys, args)
             else:
-                reply = await self._acknowledged(keys, args, max(1, math.ceil(ttl * 1000)))
+                last = str(args[-2]) if stored else ""
+                ttl_ms = max(1, math.ceil(ttl * 1000))
+                reply = await self._ack.commit(self._commit, keys, args, ttl_ms, last=last)
         outcome, current = int(reply[0]), int(reply[1])
         if outcome == _RECORDED:
             return CommitResult(ok=False, version=current, record=_wire.record(reply[2]))
@@ -374,38 +376,6 @@ class RedisStore:
         if (create or previous != meta.status) and not meta.private:
             await self._index(table_id, meta, previous)
         return CommitResult(ok=True, version=version, events=stored)
-
-    async def _acknowledged(self, keys: list[str], args: list[str | int], ttl_ms: int) -> Any:
-        """The commit script, then its acknowledgement. The PEXPIRE after it is a write of
-        this connection whatever the script did, so the acknowledgement also covers an
-        outcome read from an earlier commit (an idempotency key's record, a newer version)
-        that may not have reached a replica yet. Once acknowledged, the commit's last
-        cursor is announced (the script did not): no replica's subscribers hear of a commit
-        a failover may still lose."""
-        assert self._ack is not None
-        script = self._commit
-
-        def build(pipe: Any) -> None:
-            pipe.evalsha(script.sha, len(keys), *keys, *args)
-            pipe.pexpire(keys[0], ttl_ms)
-
-        replies, confirmed = await self._ack.run(keys[0], build, script)
-        reply = replies[0]
-        if not confirmed:
-            raise StoreUnavailable(
-                f"no replica acknowledged the commit within {self._ack.timeout} ms; "
-                "it may have landed: resend with the same idempotency key"
-            )
-        outcome = int(reply[0])
-        if outcome in (_APPLIED, _RECORDED):
-            # A record's commit may not have been announced: "" asks for a fetch.
-            last = str(args[-2]) if outcome == _APPLIED and len(args) > 13 else ""
-            try:
-                await self._redis.spublish(keys[4], last)
-            except (*_UNREACHABLE, RedisError) as exc:  # the commit stands: the next one,
-                # or a watcher's reconnection, tells the subscribers
-                logger.warning("a commit was not announced: %s", exc)
-        return reply
 
     async def _index(self, table_id: str, meta: TableMeta, previous: str) -> None:
         """Best effort: the commit has landed whatever happens here."""

@@ -35,6 +35,8 @@ logger = logging.getLogger(__name__)
 
 SENTINEL_SCHEME: Final = "redis+sentinel://"
 ACKS: Final = ("primary", "replica", "aof")
+_APPLIED: Final = 1  # commit.lua's outcomes
+_RECORDED: Final = 2
 
 
 @dataclass(frozen=True)
@@ -235,6 +237,41 @@ class Acknowledger:
                     raise reply
             return list(replies), self._confirmed(replies[-1])
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def commit(
+        self, script: Any, keys: list[str], args: list[str | int], ttl_ms: int, *, last: str
+    ) -> Any:
+        """The commit script (``commit.lua``: ``keys``, ``args``), then its acknowledgement;
+        the script's reply. The PEXPIRE after it is a write of this connection whatever the
+        script did, so the acknowledgement also covers an outcome read from an earlier
+        commit (an idempotency key's record, a newer version) that may not have reached a
+        replica yet. Once acknowledged, the commit's ``last`` cursor is announced on the
+        table's channel (``keys[4]``; the script did not): no replica's subscribers hear of
+        a commit that a failover may still lose.
+
+        Raises:
+            StoreUnavailable: not acknowledged in time (the commit may have landed).
+        """
+
+        def build(pipe: Pipeline) -> None:
+            pipe.evalsha(script.sha, len(keys), *keys, *args)
+            pipe.pexpire(keys[0], ttl_ms)
+
+        replies, confirmed = await self.run(keys[0], build, script)
+        reply = replies[0]
+        if not confirmed:
+            raise StoreUnavailable(
+                f"no replica acknowledged the commit within {self.timeout} ms; "
+                "it may have landed: resend with the same idempotency key"
+            )
+        outcome = int(reply[0])
+        if outcome in (_APPLIED, _RECORDED):
+            try:  # a record's commit may not have been announced: "" asks for a fetch
+                await self._client.spublish(keys[4], last if outcome == _APPLIED else "")
+            except (RedisError, OSError, TimeoutError) as exc:  # the commit stands: the next
+                # one, or a watcher's reconnection, tells the subscribers
+                logger.warning("a commit was not announced: %s", exc)
+        return reply
 
     def _confirmed(self, reply: Any) -> bool:
         if self.mode == "replica":
