@@ -318,6 +318,12 @@ class Settings:
             )
         else:
             secret, random_secret = secrets.token_bytes(32), True
+        ack_timeout = _int(env, "TABLESTATE_REDIS_ACK_TIMEOUT", 500, 1)
+        if ack_timeout >= _float(env, "TABLESTATE_REDIS_TIMEOUT", 2.0) * 1000:
+            raise ConfigError(
+                "TABLESTATE_REDIS_ACK_TIMEOUT (ms) must be shorter than TABLESTATE_REDIS_TIMEOUT "
+                "(s): a commit waiting for its acknowledgement would time out first"
+            )
         return cls(
             redis_url=redis_url,
             secret=secret,
@@ -337,7 +343,7 @@ class Settings:
             redis_sentinels=sentinels,
             redis_sentinel_master=master,
             redis_ack=_choice(env, "TABLESTATE_REDIS_ACK", "primary", ACKS),
-            redis_ack_timeout=_int(env, "TABLESTATE_REDIS_ACK_TIMEOUT", 500, 1),
+            redis_ack_timeout=ack_timeout,
             allowed_origins=_list(env, "TABLESTATE_ALLOWED_ORIGINS"),
             max_depth=_int(env, "TABLESTATE_MAX_DEPTH", 12, 2),
             max_tokens=_int(env, "TABLESTATE_MAX_TOKENS", 4000, 50),

@@ -62,6 +62,7 @@ def test_settings_name_the_acknowledgement_and_sentinels():
     for bad in (
         {"TABLESTATE_REDIS_ACK": "quorum"},
         {"TABLESTATE_REDIS_ACK_TIMEOUT": "0"},
+        {"TABLESTATE_REDIS_ACK_TIMEOUT": "2000"},  # not under TABLESTATE_REDIS_TIMEOUT
         {"TABLESTATE_REDIS_SENTINEL": "a"},
         {"REDIS_URL": "redis://x:1/0"},  # both REDIS_URL and sentinels
         {"TABLESTATE_REDIS_CLUSTER": "1"},
