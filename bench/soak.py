@@ -302,6 +302,11 @@ async def failover(args: argparse.Namespace) -> int:
             report = await check(
                 load, topology.url, args.prefix, cluster=args.topology == "cluster"
             )
+            for r in replicas:  # what the replicas logged as errors, by the exception's last line
+                for line in r.log(1 << 30).splitlines():
+                    if '"level": "error"' in line:
+                        tail = json.loads(line).get("exc", "").strip().splitlines()
+                        stats[f"replica errors: {(tail or ['?'])[-1][:160]}"] += 1
         finally:
             for r in replicas:
                 r.stop()
