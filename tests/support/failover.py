@@ -195,11 +195,19 @@ async def check(load_: Load, url: str, prefix: str, *, cluster: bool) -> Report:
             replayed += report.ok
             if not report.ok:
                 details.append(f"{t.table_id}: replay {report.reason}")
-        lost = 0
-        for table_id, events in load_.acked:
+        # An acknowledged move is lost when the log does not hold its events as answered,
+        # or when a later move was acknowledged at the same version: the first was dropped
+        # and the table played on from before it (the same move again, in a seeded game,
+        # can make the very same events).
+        lost, versions = 0, set()
+        for table_id, events in reversed(load_.acked):
             log = logs.get(table_id, {})
-            if any(log.get(e["cursor"]) != (e["version"], e["type"], e["seat"]) for e in events):
+            at = (table_id, events[0]["version"] if events else None)
+            if at in versions or any(
+                log.get(e["cursor"]) != (e["version"], e["type"], e["seat"]) for e in events
+            ):
                 lost += 1
+            versions.add(at)
         return Report(len(load_.acked), lost, len(load_.seen), broken, finished, replayed, details)
     finally:
         await store.close()

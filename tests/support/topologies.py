@@ -86,6 +86,11 @@ class Topology:
             if server.proc is not None:
                 server.proc.send_signal(signal.SIGSTOP)
         try:
+            if lag and behind:
+                # A stopped replica's kernel would still take in the stream: cut the link
+                # too, so the primary's writes of the next ``lag`` seconds reach no replica.
+                with contextlib.closing(_client(victim.port)) as c:
+                    c.execute_command("CLIENT", "KILL", "TYPE", "replica")
             time.sleep(lag)
             victim.kill()
         finally:
