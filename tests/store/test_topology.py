@@ -66,6 +66,7 @@ def test_settings_name_the_acknowledgement_and_sentinels():
         {"TABLESTATE_REDIS_SENTINEL": "a"},
         {"REDIS_URL": "redis://x:1/0"},  # both REDIS_URL and sentinels
         {"TABLESTATE_REDIS_CLUSTER": "1"},
+        {"TABLESTATE_REDIS_SENTINEL": "", "REDIS_URL": "redis+sentinel://a:1"},  # no primary
     ):
         with pytest.raises(ConfigError):
             Settings.from_env(env | bad)
