@@ -101,10 +101,13 @@ _RECORDED: Final = 2
 
 
 def _raised_in_redis(exc: BaseException) -> bool:
-    tb = exc.__traceback__
-    while tb is not None and tb.tb_next is not None:
+    """Whether ``exc`` came through redis-py's own code (not the store's)."""
+    tb, part = exc.__traceback__, f"{os.sep}redis{os.sep}"
+    while tb is not None:
+        if part in tb.tb_frame.f_code.co_filename:
+            return True
         tb = tb.tb_next
-    return tb is not None and f"{os.sep}redis{os.sep}" in tb.tb_frame.f_code.co_filename
+    return False
 
 
 @final
@@ -281,9 +284,10 @@ class RedisStore:
                 yield
         except _UNREACHABLE as exc:
             raise StoreUnavailable(f"Redis unreachable: {str(exc) or type(exc).__name__}") from exc
-        except AttributeError as exc:
+        except (AttributeError, RuntimeError) as exc:
             # redis-py's Cluster client can write on a connection that a failed node's
-            # reconnection left without its writer (``None.writelines``): unreachable too.
+            # reconnection left without its writer (``None.writelines``), or whose
+            # transport closed meanwhile ("the handler is closed"): unreachable too.
             if not _raised_in_redis(exc):
                 raise
             raise StoreUnavailable(f"Redis connection lost mid-command: {exc}") from exc
