@@ -1,0 +1,51 @@
+"""The Redis store's due-index: the tables waiting on a bot or a clock, one sorted set
+(``<prefix>due``) of ``<table>|<version>`` by the time each falls due.
+"""
+
+from __future__ import annotations
+
+from redis.commands.core import AsyncScript
+
+from service.store import _wire
+from service.store._reach import Reach
+from service.store.base import StoreUnavailable
+
+
+class RedisDueIndex(Reach):
+    """``DueIndex`` on Redis, the part of ``RedisStore`` that bots and clocks wait on."""
+
+    _claim: AsyncScript
+
+    async def schedule(
+        self, table_id: str, version: int, due: float, *, only_sooner: bool = False
+    ) -> None:
+        key, entry = f"{self._prefix}due", {f"{table_id}|{version}": due}
+        async with self._reach():
+            # ZADD LT (Redis 6.2+): adds a new entry, lowers an existing one, never raises it.
+            if self._ack is None:
+                await self._redis.zadd(key, entry, lt=only_sooner)
+                return
+            # The entry is written before its commit: a failover must not lose it after
+            # the commit was acknowledged, or the table would wait on a bot forever.
+            _, confirmed = await self._ack.run(
+                key, lambda pipe: pipe.zadd(key, entry, lt=only_sooner)
+            )
+            if not confirmed:
+                raise StoreUnavailable("no replica acknowledged a due-index entry in time")
+
+    async def unschedule(self, table_id: str, version: int) -> None:
+        async with self._reach():
+            await self._redis.zrem(f"{self._prefix}due", f"{table_id}|{version}")
+
+    async def claim_due(self, now: float, lease: float, limit: int) -> tuple[tuple[str, int], ...]:
+        if limit <= 0:
+            return ()
+        async with self._reach():
+            members = await self._claim(
+                keys=[f"{self._prefix}due"], args=[repr(now), repr(now + lease), limit]
+            )
+        claimed = []
+        for member in members:
+            table_id, _, version = _wire.text(member).rpartition("|")
+            claimed.append((table_id, int(version)))
+        return tuple(claimed)

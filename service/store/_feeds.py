@@ -1,0 +1,52 @@
+"""The Redis store's feeds: each table's new cursors and the lobby's notices, heard over
+sharded pub/sub (``store/_watcher.py``) and handed to the listeners the hub sets.
+"""
+
+from __future__ import annotations
+
+from service.store._reach import Reach
+from service.store._watcher import ClusterWatchers, Watcher
+from service.store.base import LOBBY, Listener, LobbyListener
+
+
+class RedisFeeds(Reach):
+    """``Feeds`` on Redis, the part of ``RedisStore`` that hears of other replicas'
+    commits and of lobby changes."""
+
+    _watcher: Watcher | ClusterWatchers
+    _listener: Listener | None
+    _lobby_listener: LobbyListener | None
+
+    def set_listener(self, listener: Listener) -> None:
+        self._listener = listener
+
+    async def watch(self, table_id: str) -> None:
+        await self._watcher.watch(table_id, self._keys(table_id)[4])
+
+    async def unwatch(self, table_id: str) -> None:
+        await self._watcher.unwatch(table_id)
+
+    def _lobby_channel(self) -> str:
+        return f"{self._prefix}{{lobby}}:ev"
+
+    def set_lobby_listener(self, listener: LobbyListener) -> None:
+        self._lobby_listener = listener
+
+    async def watch_lobby(self) -> None:
+        await self._watcher.watch(LOBBY, self._lobby_channel())
+
+    async def unwatch_lobby(self) -> None:
+        await self._watcher.unwatch(LOBBY)
+
+    async def publish_lobby(self, notice: str) -> None:
+        async with self._reach():
+            await self._redis.spublish(self._lobby_channel(), notice)
+
+    def _dispatch(self, table_id: str, message: str) -> None:
+        """The watcher's news: a table's new cursor, or a lobby notice ("" after a
+        reconnection: the lobby keeps no history, so its subscribers start again)."""
+        if table_id == LOBBY:
+            if self._lobby_listener is not None:
+                self._lobby_listener(message)
+        elif self._listener is not None:
+            self._listener(table_id, message)

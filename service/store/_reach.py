@@ -1,0 +1,147 @@
+"""What every part of the Redis store shares: the client, the key scheme and the one
+mapping of Redis's failures to the contract's (``_reach``).
+
+A table's keys share the hash tag ``{t:<id>}`` (so the commit script also runs on Redis
+Cluster): ``<prefix>{t:<id>}:s`` (hash: version, snapshot, meta), ``:e`` (the game's event
+stream, ids are the cursors), ``:c`` and ``:x`` (appended events: for every viewer, and
+with an audience; trimmed), ``:i`` (idempotency records) with ``:io`` (their fields, oldest
+first), ``:m`` (move log), ``:p`` (presence) and the shard channel ``:ev`` on which each
+commit announces its last cursor. Listings (``<prefix>tables:...``), each signed-in user's
+tables (``<prefix>users:<hash of the user>``) and the due-index (``<prefix>due``) are global
+keys written apart from the commit, best effort; so are the rate limits (``<prefix>rl:...``,
+one key each), and the lobby's channel is ``<prefix>{lobby}:ev``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Final
+
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import (
+    AskError,
+    BusyLoadingError,
+    ClusterDownError,
+    ClusterError,
+    MovedError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    RedisClusterException,
+    ResponseError,
+    TryAgainError,
+)
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from service.store._pipe import Pipe
+from service.store.base import StoreFull, StoreUnavailable
+from service.store.topology import Acknowledger
+
+_UNREACHABLE: Final = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    TimeoutError,
+    OSError,
+    ClusterDownError,
+    RedisClusterException,
+    # A failover under way: a demoted primary, a replica loading its copy, a slot on its
+    # way to another node (ClusterError: redirected until redis-py gave up). Nothing of the
+    # command ran; the client retries.
+    ClusterError,
+    ReadOnlyError,
+    BusyLoadingError,
+    TryAgainError,
+    MovedError,
+    AskError,
+)
+
+
+def _raised_in_redis(exc: BaseException) -> bool:
+    """Whether ``exc`` came through redis-py's own code (not the store's)."""
+    tb, part = exc.__traceback__, f"{os.sep}redis{os.sep}"
+    while tb is not None:
+        if part in tb.tb_frame.f_code.co_filename:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+class Reach:
+    """The ground under each part of ``RedisStore``: the attributes its ``__init__`` sets
+    for all of them, a table's keys, and the way every call reaches Redis."""
+
+    _redis: Redis | RedisCluster
+    _pipe: Pipe | None  # the commits' own connection (store/_pipe.py), if any
+    _ack: Acknowledger | None  # how commits are acknowledged; None: by the primary alone
+    _prefix: str
+    _timeout: float
+
+    def _keys(self, table_id: str) -> list[str]:
+        """snapshot, game events, idempotency, move log, channel, idempotency order,
+        appended events for every viewer, appended events with an audience."""
+        tag = f"{self._prefix}{{t:{table_id}}}"
+        return [
+            f"{tag}:s",
+            f"{tag}:e",
+            f"{tag}:i",
+            f"{tag}:m",
+            f"{tag}:ev",
+            f"{tag}:io",
+            f"{tag}:c",
+            f"{tag}:x",
+        ]
+
+    def _streams(self, table_id: str) -> list[str]:
+        keys = self._keys(table_id)
+        return [keys[1], keys[6], keys[7]]
+
+    @contextlib.asynccontextmanager
+    async def _reach(self) -> AsyncIterator[None]:
+        """Bound a call by ``timeout`` and turn every way of not reaching Redis (refused,
+        dropped, slow, pool exhausted) into ``StoreUnavailable``."""
+        try:
+            async with asyncio.timeout(self._timeout):
+                yield
+        except _UNREACHABLE as exc:
+            raise StoreUnavailable(f"Redis unreachable: {str(exc) or type(exc).__name__}") from exc
+        except (AttributeError, RuntimeError) as exc:
+            # redis-py's Cluster client can write on a connection that a failed node's
+            # reconnection left without its writer (``None.writelines``), or whose
+            # transport closed meanwhile ("the handler is closed"): unreachable too.
+            if not _raised_in_redis(exc):
+                raise
+            raise StoreUnavailable(f"Redis connection lost mid-command: {exc}") from exc
+        except ResponseError as exc:
+            # At maxmemory (noeviction) Redis refuses a write, or a script's first write,
+            # so nothing of it was applied. redis-py names the error, hiredis (the commits'
+            # pipe) leaves its "OOM" prefix.
+            if isinstance(exc, OutOfMemoryError) or str(exc).startswith("OOM"):
+                raise StoreFull(f"Redis is full: {exc}") from exc
+            raise
+
+    @staticmethod
+    async def _reading(command: Any, *args: Any, **kwargs: Any) -> Any:
+        """A read-only command, sent again once on a connection that turns out dead: a
+        pooled connection idle since Redis restarted can pass the pool's check and only
+        then meet the closed socket (redis-py lends it, the read finds EOF). Redis never
+        saw the first attempt, and a read is safe to repeat anyway; writes are never
+        repeated here (a lost reply to a commit must not be sent twice)."""
+        try:
+            return await command(*args, **kwargs)
+        except RedisConnectionError:
+            return await command(*args, **kwargs)
+
+    async def _run(self, script: Any, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """A script, down the commits' pipe when there is one."""
+        if self._pipe is None:
+            return await script(keys=keys, args=args)
+        try:
+            return await self._pipe.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except ResponseError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise
+        return await script(keys=keys, args=args)  # redis-py loads it, then runs it

@@ -1,0 +1,265 @@
+"""The Redis store's tables: the commit (one Lua script), loads, event reads, appended
+events, and the listings written apart from the commit (every table by game and status,
+each signed-in user's tables), best effort.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+from collections.abc import Sequence
+from typing import Any, Final
+
+from redis.commands.core import AsyncScript
+
+from service.store import _listing, _wire
+from service.store._reach import Reach
+from service.store.base import (
+    BadCursor,
+    CommitResult,
+    Idempotency,
+    IdempotencyRecord,
+    NewEvent,
+    Page,
+    StoredEvent,
+    StoreUnavailable,
+    TableExists,
+    TableMeta,
+    cursor_key,
+    game_events,
+    merge_first,
+    stamp,
+)
+
+logger = logging.getLogger("service.store.redis")  # one logger, the whole store's
+
+_APPLIED: Final = 1
+_RECORDED: Final = 2
+
+
+class RedisTables(Reach):
+    """``TableStore`` and ``UserTables`` on Redis, the part of ``RedisStore`` that keeps
+    the tables themselves."""
+
+    _commit: AsyncScript
+    _read: AsyncScript
+    _append_script: AsyncScript
+    _max_events: int | None
+    _chat_kept: int
+    _idempotency_kept: int
+
+    def _list_key(self, game_id: str | None, status: str | None) -> str:
+        p = self._prefix
+        if game_id is None:
+            return f"{p}tables:all" if status is None else f"{p}tables:s:{status}"
+        return f"{p}tables:g:{game_id}" if status is None else f"{p}tables:gs:{status}:{game_id}"
+
+    async def _apply(
+        self,
+        table_id: str,
+        create: bool,
+        expected_version: int,
+        snapshot: str,
+        meta: TableMeta,
+        events: Sequence[NewEvent],
+        ttl: float,
+        idempotency: Idempotency | None,
+        entry: str | None,
+    ) -> CommitResult:
+        version = expected_version + 1
+        stored = stamp(version, game_events(events))
+        encoded = [e.to_json() for e in stored]
+        field, record = "", ""
+        if idempotency is not None:
+            field = f"{idempotency.seat}:{idempotency.key}"
+            record = (
+                f'{{"move_hash":{json.dumps(idempotency.move_hash)},"version":{version},'
+                f'"events":[{",".join(encoded)}]}}'
+            )
+        args: list[str | int] = [
+            "1" if create else "0",
+            expected_version,
+            max(1, math.ceil(ttl * 1000)),
+            snapshot,
+            meta.game_id,
+            meta.status,
+            repr(meta.created_at),
+            "" if entry is None else "+" + entry,
+            field,
+            record,
+            self._max_events or 0,
+            self._idempotency_kept,
+            "0" if self._ack is not None else "1",
+        ]
+        for event, text in zip(stored, encoded, strict=True):
+            args += [event.cursor, text]
+        keys = self._keys(table_id)
+        async with self._reach():
+            if self._ack is None:
+                reply = await self._run(self._commit, keys, args)
+            else:
+                last = str(args[-2]) if stored else ""
+                ttl_ms = max(1, math.ceil(ttl * 1000))
+                reply = await self._ack.commit(self._commit, keys, args, ttl_ms, last=last)
+        outcome, current = int(reply[0]), int(reply[1])
+        if outcome == _RECORDED:
+            return CommitResult(ok=False, version=current, record=_wire.record(reply[2]))
+        if outcome != _APPLIED:
+            return CommitResult(ok=False, version=current)
+        previous = _wire.text(reply[2])
+        if (create or previous != meta.status) and not meta.private:
+            await self._index(table_id, meta, previous)
+        return CommitResult(ok=True, version=version, events=stored)
+
+    async def _index(self, table_id: str, meta: TableMeta, previous: str) -> None:
+        """Best effort: the commit has landed whatever happens here."""
+        row = {table_id: meta.created_at}
+        try:
+            async with self._reach():
+                pipe = self._redis.pipeline(transaction=False)
+                pipe.zadd(self._list_key(None, None), row)
+                pipe.zadd(self._list_key(meta.game_id, None), row)
+                pipe.zadd(self._list_key(None, meta.status), row)
+                pipe.zadd(self._list_key(meta.game_id, meta.status), row)
+                if previous and previous != meta.status:
+                    pipe.zrem(self._list_key(None, previous), table_id)
+                    pipe.zrem(self._list_key(meta.game_id, previous), table_id)
+                await pipe.execute()
+        except StoreUnavailable as exc:
+            logger.warning("table listing not updated for a commit: %s", exc)
+
+    async def create(
+        self,
+        table_id: str,
+        snapshot: str,
+        meta: TableMeta,
+        events: Sequence[NewEvent],
+        *,
+        ttl: float,
+    ) -> tuple[StoredEvent, ...]:
+        result = await self._apply(table_id, True, 0, snapshot, meta, events, ttl, None, None)
+        if not result.ok:
+            raise TableExists(table_id)
+        return result.events
+
+    async def load(self, table_id: str) -> tuple[str, int] | None:
+        async with self._reach():
+            version, snapshot = await self._reading(
+                self._redis.hmget, self._keys(table_id)[0], ["v", "snap"]
+            )
+        if version is None or snapshot is None:
+            return None
+        return _wire.text(snapshot), int(version)
+
+    async def commit(
+        self,
+        table_id: str,
+        expected_version: int,
+        snapshot: str,
+        meta: TableMeta,
+        events: Sequence[NewEvent],
+        *,
+        ttl: float,
+        idempotency: Idempotency | None = None,
+        log: str | None = None,
+    ) -> CommitResult:
+        return await self._apply(
+            table_id, False, expected_version, snapshot, meta, events, ttl, idempotency, log
+        )
+
+    async def idempotency(self, table_id: str, seat: int, key: str) -> IdempotencyRecord | None:
+        async with self._reach():
+            raw = await self._reading(self._redis.hget, self._keys(table_id)[2], f"{seat}:{key}")
+        return None if raw is None else _wire.record(raw)
+
+    async def events(
+        self, table_id: str, after: str | None = None, limit: int = 100, *, seated: bool = False
+    ) -> tuple[StoredEvent, ...]:
+        if after is not None:
+            cursor_key(after)  # BadCursor when malformed, before Redis refuses the id
+        elif limit <= 0:
+            return ()
+        args = ["after", after or "", max(limit, 0), "1" if seated else "0"]
+        async with self._reach():
+            reply: Any = await self._reading(self._read, keys=self._streams(table_id), args=args)
+        if not int(reply[0]):
+            raise BadCursor(f"cursor {after!r} is not one of this table's kept events")
+        rows = merge_first([_wire.rows(r) for r in reply[1:]], _wire.row_key, limit, newest=False)
+        return tuple(_wire.event(r) for r in rows)
+
+    async def last_events(
+        self, table_id: str, n: int, *, seated: bool = False
+    ) -> tuple[StoredEvent, ...]:
+        if n <= 0:
+            return ()
+        args = ["last", "", n, "1" if seated else "0"]
+        async with self._reach():
+            reply: Any = await self._reading(self._read, keys=self._streams(table_id), args=args)
+        rows = merge_first([_wire.rows(r) for r in reply[1:]], _wire.row_key, n, newest=True)
+        return tuple(_wire.event(r) for r in reversed(rows))
+
+    async def moves(self, table_id: str) -> tuple[str, ...]:
+        async with self._reach():
+            entries = await self._reading(self._redis.lrange, self._keys(table_id)[3], 0, -1)
+        return tuple(_wire.text(e) for e in entries)
+
+    async def list(
+        self, game_id: str | None, status: str | None, first: int, after: str | None
+    ) -> Page:
+        key = self._list_key(game_id, status)
+        async with self._reach():
+            return await _listing.newest(self._redis, key, self._snapshot_key, first, after)
+
+    def _snapshot_key(self, table_id: str) -> str:
+        return self._keys(table_id)[0]
+
+    def _user_key(self, user_id: str) -> str:
+        # A hash: user ids are the issuer's URL and its subject, any text of any length.
+        return f"{self._prefix}users:{hashlib.sha256(user_id.encode()).hexdigest()[:32]}"
+
+    async def add_user_table(self, user_id: str, table_id: str, at: float, *, ttl: float) -> None:
+        key, ms = self._user_key(user_id), max(1, math.ceil(ttl * 1000))
+        async with self._reach():
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.zadd(key, {table_id: at})
+            pipe.pexpire(key, ms, nx=True)  # a new set: its first expiry
+            pipe.pexpire(key, ms, gt=True)  # else only ever put off
+            await pipe.execute()
+
+    async def user_tables(
+        self, user_id: str, status: str | None, first: int, after: str | None
+    ) -> Page:
+        key = self._user_key(user_id)
+        async with self._reach():
+            return await _listing.newest(self._redis, key, self._snapshot_key, first, after, status)
+
+    async def append(self, table_id: str, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
+        if not events:
+            return ()
+        keys = self._keys(table_id)
+        # The script puts the cursor and version in front of the rest of each event.
+        args: list[str | int] = [self._chat_kept]
+        for e in events:
+            args += [3 if e.audience is None else 4, stamp(0, [e])[0].to_json().split(",", 2)[2]]
+        async with self._reach():
+            reply = await self._append_script(
+                keys=[keys[0], keys[1], keys[6], keys[7], keys[4]], args=args
+            )
+        if not reply:
+            return ()
+        version, first = int(reply[0]), int(reply[1])
+        return tuple(
+            StoredEvent(
+                f"{version}-{first + i}",
+                version,
+                e.type,
+                e.at,
+                e.data,
+                e.seat,
+                e.private,
+                e.audience,
+            )
+            for i, e in enumerate(events)
+        )
