@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from service.engine.bots import NORMAL, choose
 from service.engine.game import Event, GameDef, Move, Outcome, Rejected, Result, SetupContext
 from service.engine.options import resolve
 from service.engine.rng import Rng
@@ -204,7 +205,7 @@ def golden_record(
         if driver.result() is not None:
             break
         seat = driver.to_act()[0]
-        move = driver.game.bot(driver.state, seat, bot_rng, driver.rules)
+        move = choose(driver.game, driver.state, seat, NORMAL, bot_rng, driver.rules)
         lines.append(_golden_line({"by": seat, "move": move}))
         lines += map(_golden_event, driver.move(seat, move))
     lines.append(_golden_result(driver))
@@ -449,7 +450,7 @@ class Chooser:
             or seat in case.get("bots", ())
             or (pick.random() < case.get("bot_share", 0.0))
         ):
-            move = game.bot(state, seat, self.bot_rng, rules)
+            move = choose(game, state, seat, case.get("bot_level", NORMAL), self.bot_rng, rules)
             listed = _key(move) in {_key(m) for m in moves}
             assert listed or next(iter(move)) in facts.free_kinds, f"the bot chose {move}"
             return move
