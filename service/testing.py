@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from service.engine.bots import NORMAL, choose
+from service.engine.bots import LEVELS, NORMAL, Budget, choose
 from service.engine.game import Event, GameDef, Move, Outcome, Rejected, Result, SetupContext
 from service.engine.options import resolve
 from service.engine.rng import Rng
@@ -496,3 +496,23 @@ def play_checked(d: GameDriver, facts: GameFacts, case: Mapping[str, Any],
         check_events(facts, d.seats, before, d.state, seat, events)
         facts.check_commit(before, d.state, events, d.rules)
     raise AssertionError(f"no end after {max_moves} moves")
+
+
+def check_bots_blind(
+    d: GameDriver, facts: GameFacts, shuffle: random.Random, budget: Budget = Budget(4)
+) -> None:
+    """Information sets only: for each seat to act, the game's ``determinize`` keeps the
+    seat's view and the table's items, and it and every level's choice are the same when
+    what the seat may not see is moved about (the same view, the same seed)."""
+    for seat in d.to_act():
+        other = facts.scramble(d.state, seat, shuffle)
+        assert d.game.view(other, seat) == d.view(seat), "the scramble changed the view"
+        drawn = d.game.determinize(d.state, seat, Rng(b"blind", 7))
+        assert d.game.view(drawn, seat) == d.view(seat), "determinize changed the seat's view"
+        assert facts.items(drawn) == facts.items(d.state), "determinize lost or made items"
+        again = d.game.determinize(other, seat, Rng(b"blind", 7))
+        assert again == drawn, "determinize depends on what the seat may not see"
+        for level in LEVELS:
+            mine = choose(d.game, d.state, seat, level, Rng(b"blind", 7), d.rules, budget)
+            theirs = choose(d.game, other, seat, level, Rng(b"blind", 7), d.rules, budget)
+            assert mine == theirs, f"the {level} bot's choice depends on what it may not see"
