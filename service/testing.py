@@ -498,8 +498,11 @@ def play_checked(d: GameDriver, facts: GameFacts, case: Mapping[str, Any],
     raise AssertionError(f"no end after {max_moves} moves")
 
 
+BLIND_BUDGET = Budget(4)  # enough to compare a strong bot's choices, cheap enough to repeat
+
+
 def check_bots_blind(
-    d: GameDriver, facts: GameFacts, shuffle: random.Random, budget: Budget = Budget(4)
+    d: GameDriver, facts: GameFacts, shuffle: random.Random, budget: Budget = BLIND_BUDGET
 ) -> None:
     """Information sets only: for each seat to act, the game's ``determinize`` keeps the
     seat's view and the table's items, and it and every level's choice are the same when
