@@ -160,5 +160,5 @@ GAME: Final = GameDef(
     undoable=undoable,
     determinize=determinize,
     standing=standing,
-    bot_depth=16,
+    bot_depth=8,
 )

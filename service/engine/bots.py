@@ -14,7 +14,8 @@ Levels (``addBot(level:)``):
 - ``normal``: the game's own bot (``GameDef.bot``), a heuristic. The default, and what a
   seat whose time runs out plays.
 - ``strong``: determinized flat Monte Carlo, the same for every game with ``determinize``:
-  for each of ``iterations // moves`` fresh draws of the hidden parts, every legal move is
+  for each of ``iterations // moves`` fresh draws of the hidden parts, every legal move
+  (at most ``Budget.moves`` of them: the game's own bot's choice and others drawn) is
   played and followed by ``GameDef.bot_depth`` moves of the game's own bot in every seat
   (the same draw and the same chance for every move, so they are compared on equal
   terms), then scored by ``GameDef.standing``; the move with the best total wins (ties: the
@@ -79,12 +80,15 @@ class Budget:
     """What a strong bot may spend on one move.
 
     Args:
-        iterations: playouts per move, over all its legal moves (at least one each).
+        iterations: playouts per move, over the moves it weighs (at least one each).
         time_ms: a cap on thinking time (None or 0: none); see the module's docstring.
+        moves: the most moves it weighs: the game's own bot's choice and others of the
+            legal moves drawn at random (a move of Five by Five may have hundreds).
     """
 
     iterations: int = 96
     time_ms: float | None = None
+    moves: int = 12
 
 
 def view_for(game: GameDef[S], state: S, seat: int, rules: RuleSet, rng: Rng) -> BotView[S]:
@@ -133,7 +137,7 @@ def strong(
     view: BotView[S], rng: Rng, budget: Budget, clock: Callable[[], float] = time.perf_counter
 ) -> Move:
     """Determinized flat Monte Carlo over the view's legal moves (module docstring)."""
-    game, moves = view.game, view.legal
+    game, moves = view.game, candidates(view, rng, budget.moves)
     if len(moves) == 1:
         return moves[0]
     totals = [0.0] * len(moves)
@@ -151,6 +155,18 @@ def strong(
         if stop is not None and clock() >= stop:
             break
     return moves[max(range(len(moves)), key=lambda j: (totals[j], -j))]
+
+
+def candidates(view: BotView[S], rng: Rng, most: int) -> tuple[Move, ...]:
+    """The moves a strong bot weighs: all legal ones, or at most ``most`` of them: the game's
+    own bot's choice first, then others drawn at random, in the order they are listed."""
+    moves = view.legal
+    if len(moves) <= most:
+        return moves
+    own = view.game.bot(view, rng.fork(b"own"))
+    others = [m for m in moves if m != own]
+    picked = rng.fork(b"pick").shuffle(range(len(others)))[: max(most - 1, 0)]
+    return (own, *(others[i] for i in sorted(picked)))
 
 
 def choose(
