@@ -24,7 +24,6 @@ from service.engine.bots import (
 from service.plugins import load
 from service.testing import GameDriver
 
-
 REG = load()
 
 
