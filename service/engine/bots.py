@@ -15,8 +15,8 @@ Levels (``addBot(level:)``):
   seat whose time runs out plays.
 - ``strong``: determinized flat Monte Carlo, the same for every game with ``determinize``:
   for each of ``iterations // moves`` fresh draws of the hidden parts, every legal move
-  (at most ``Budget.moves`` of them: the game's own bot's choice and others drawn) is
-  played and followed by ``GameDef.bot_depth`` moves of the game's own bot in every seat
+  (at most ``Budget.moves`` of them, and no more than the iterations: the game's own bot's
+  choice and others drawn) is played and followed by ``GameDef.bot_depth`` moves of the game's own bot in every seat
   (the same draw and the same chance for every move, so they are compared on equal
   terms), then scored by ``GameDef.standing``; the move with the best total wins (ties: the
   first listed). With an iteration budget it is deterministic; ``time_ms`` caps a move's
@@ -82,8 +82,9 @@ class Budget:
     Args:
         iterations: playouts per move, over the moves it weighs (at least one each).
         time_ms: a cap on thinking time (None or 0: none); see the module's docstring.
-        moves: the most moves it weighs: the game's own bot's choice and others of the
-            legal moves drawn at random (a move of Five by Five may have hundreds).
+        moves: the most moves it weighs (and no more than ``iterations``): the game's own
+            bot's choice and others of the legal moves drawn at random (a turn of Five by
+            Five may have hundreds).
     """
 
     iterations: int = 96
@@ -137,7 +138,8 @@ def strong(
     view: BotView[S], rng: Rng, budget: Budget, clock: Callable[[], float] = time.perf_counter
 ) -> Move:
     """Determinized flat Monte Carlo over the view's legal moves (module docstring)."""
-    game, moves = view.game, candidates(view, rng, budget.moves)
+    most = max(1, min(budget.moves, budget.iterations))  # never more playouts than budgeted
+    game, moves = view.game, candidates(view, rng, most)
     if len(moves) == 1:
         return moves[0]
     totals = [0.0] * len(moves)

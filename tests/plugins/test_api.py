@@ -37,7 +37,7 @@ def _strong_case(game_id: str) -> dict[str, Any]:
 async def test_strong_bots_in_every_seat_play_a_game_through_the_api(game_id: str) -> None:
     """Bots think in the server's pool, from their seats' information sets, and commit
     through the due-index like any bot; a small budget keeps the game short."""
-    async with server(bot_iterations=6) as srv:
+    async with server(bot_iterations=3) as srv:
         t = await play_through(srv, game_id, _strong_case(game_id))
         moves = await srv.service.reads.moves(t.table_id)
     assert {m["seat"] for m in moves} == {0, 1}
