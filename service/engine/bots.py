@@ -14,14 +14,15 @@ Levels (``addBot(level:)``):
 - ``normal``: the game's own bot (``GameDef.bot``), a heuristic. The default, and what a
   seat whose time runs out plays.
 - ``strong``: determinized flat Monte Carlo, the same for every game with ``determinize``:
-  for each of ``iterations // moves`` fresh draws of the hidden parts, every legal move
-  (at most ``Budget.moves`` of them, and no more than the iterations: the game's own bot's
-  choice and others drawn) is played and followed by ``GameDef.bot_depth`` moves of the game's own bot in every seat
-  (the same draw and the same chance for every move, so they are compared on equal
-  terms), then scored by ``GameDef.standing``; the move with the best total wins (ties: the
-  first listed). With an iteration budget it is deterministic; ``time_ms`` caps a move's
-  thinking and, when reached, stops after the draw in hand (so it may change the choice:
-  tests and replays rely on the iteration budget alone, with a cap they never reach).
+  for each of ``iterations // moves`` fresh draws of the hidden parts, every move it weighs
+  (all legal moves, or at most ``Budget.moves`` and no more than the iterations: the game's
+  own bot's choice and others drawn) is played and followed by ``GameDef.bot_depth`` moves
+  of the game's own bot in every seat (the same draw and the same chance for every move,
+  so they are compared on equal terms), then scored by ``GameDef.standing``; the move with
+  the best total wins (ties: the first listed). With an iteration budget it is
+  deterministic; ``time_ms`` caps a move's thinking and, when reached, stops after the
+  draw in hand (so it may change the choice: tests and replays rely on the iteration
+  budget alone, with a cap they never reach).
 
 Every draw comes from generators forked off the one the core hands in (the table's, at the
 version moved at), so a bot's move is as reproducible as the deal.
