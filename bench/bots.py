@@ -15,6 +15,7 @@ do to another table's moves.
     python bench/bots.py                         # 200 games per pairing and game
     python bench/bots.py --games 40 --iterations 48
     python bench/bots.py --smoke                 # seconds: 2 games each, no latency figure
+    python bench/bots.py --only-latency          # the latency figure alone
 
 Each figure is one JSON line (also appended to ``--out``).
 """
@@ -172,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pairing", action="append", help="only first:second (repeatable)")
     ap.add_argument("--smoke", action="store_true", help="2 games each, no latency figure")
     ap.add_argument("--no-latency", action="store_true")
+    ap.add_argument("--only-latency", action="store_true", help="the latency figure alone")
+    ap.add_argument("--latency-moves", type=int, default=200, help="the players' moves")
     ap.add_argument("--out", type=Path, help="append the JSON lines to this file")
     args = ap.parse_args(argv)
     registry = load()
@@ -190,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             with args.out.open("a") as f:
                 f.write(line + "\n")
 
-    for game_id in games:
+    for game_id in [] if args.only_latency else games:
         times: dict[str, list[float]] = defaultdict(list)
         for first, second in pairs:
             emit({**pairing(registry, game_id, first, second, n, budget, times, args.first),
@@ -202,8 +205,8 @@ def main(argv: list[str] | None = None) -> int:
                 "mean": round(statistics.fmean(ms), 3),
             })  # fmt: skip
     if not (args.smoke or args.no_latency):
-        emit(asyncio.run(latency(registry, 0, 60, iterations)))
-        emit(asyncio.run(latency(registry, 20, 60, iterations)))
+        for tables in (0, 20):
+            emit(asyncio.run(latency(registry, tables, args.latency_moves, iterations)))
     return 0
 
 
