@@ -434,10 +434,11 @@ def check_refusals(d: GameDriver, facts: GameFacts, seat: int) -> None:
 
 
 class Chooser:
-    """How a case's players pick their moves: the game's bot for its ``bots`` (``"all"``
-    or seats) and ``bot_share`` of the other moves; else a random legal move, of a kind in
-    ``prefer`` with that share, of no kind in ``avoid`` with that share, with ``by_kind``
-    a random kind first (so kinds of many moves do not crowd out the others)."""
+    """How a case's players pick their moves: the game's bot (at ``bot_level``, normal by
+    default) for its ``bots`` (``"all"`` or seats) and ``bot_share`` of the other moves;
+    else a random legal move, of a kind in ``prefer`` with that share, of no kind in
+    ``avoid`` with that share, with ``by_kind`` a random kind first (so kinds of many moves
+    do not crowd out the others)."""
 
     def __init__(self, case: Mapping[str, Any]) -> None:
         self.case, self.pick, self.bot_rng = case, random.Random(str(case["seed"])), Rng(b"bots")
@@ -450,7 +451,8 @@ class Chooser:
             or seat in case.get("bots", ())
             or (pick.random() < case.get("bot_share", 0.0))
         ):
-            move = choose(game, state, seat, case.get("bot_level", NORMAL), self.bot_rng, rules)
+            level = str(case.get("bot_level", NORMAL)).lower()
+            move = choose(game, state, seat, level, self.bot_rng, rules)
             listed = _key(move) in {_key(m) for m in moves}
             assert listed or next(iter(move)) in facts.free_kinds, f"the bot chose {move}"
             return move
