@@ -41,6 +41,7 @@ sys.path[:0] = [str(ROOT)]
 
 from redis.asyncio import Redis  # noqa: E402
 
+from service.engine.bots import NORMAL, choose  # noqa: E402
 from service.engine.rng import Rng  # noqa: E402
 from service.plugins import Registry, load  # noqa: E402
 from service.store.redis import RedisStore  # noqa: E402
@@ -61,7 +62,7 @@ def play_engine(registry: Registry, game_id: str, seats: int, seed: str, snapsho
         if d.result() is not None:
             return moves
         seat = d.to_act()[0]
-        d.move(seat, dict(game.bot(d.state, seat, bot_rng, d.rules)))
+        d.move(seat, dict(choose(game, d.state, seat, NORMAL, bot_rng, d.rules)))
         if snapshot:
             json.dumps(game.encode(d.state))
     raise RuntimeError(f"{game_id} seed {seed}: no end after {MAX_MOVES} moves")
@@ -117,7 +118,7 @@ async def redis_figures(
             if cur.table.status != "PLAYING":
                 break
             seat = cur.to_act()[0]
-            move = dict(cur.game.bot(cur.state, seat, rng, cur.rules))
+            move = dict(choose(cur.game, cur.state, seat, NORMAL, rng, cur.rules))
             await service.moves.make(callers[seat], table_id, game_id, move)
             moves += 1
             series.append(await _usage(redis, keys))

@@ -223,6 +223,11 @@ class Settings:
     max_subscriptions_per_connection: int = 100
     bot_delay: float = 0.0
     bot_lease: float = 10.0
+    # A strong bot's budget per move: playouts (deterministic), and a cap on its time in
+    # milliseconds (0: none) that only a slow machine reaches; threads that think.
+    bot_iterations: int = 96
+    bot_budget_ms: int = 2000
+    bot_workers: int = 2
     move_retries: int = 5
     # Moves a replica works on at once; more wait their turn before touching the store,
     # so that overload makes moves slower rather than failing them with UNAVAILABLE.
@@ -361,6 +366,9 @@ class Settings:
             ),
             bot_delay=_float(env, "TABLESTATE_BOT_DELAY", 0.0),
             bot_lease=_float(env, "TABLESTATE_BOT_LEASE", 10.0),
+            bot_iterations=_int(env, "TABLESTATE_BOT_ITERATIONS", 96, 1),
+            bot_budget_ms=_int(env, "TABLESTATE_BOT_BUDGET_MS", 2000, 0),
+            bot_workers=_int(env, "TABLESTATE_BOT_WORKERS", 2, 1),
             move_retries=_int(env, "TABLESTATE_MOVE_RETRIES", 5, 0),
             moves_in_flight=_int(env, "TABLESTATE_MOVES_IN_FLIGHT", 64, 1),
             graphiql=_bool(env, "TABLESTATE_GRAPHIQL", True),

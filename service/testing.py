@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from service.engine.bots import LEVELS, NORMAL, Budget, choose
 from service.engine.game import Event, GameDef, Move, Outcome, Rejected, Result, SetupContext
 from service.engine.options import resolve
 from service.engine.rng import Rng
@@ -204,7 +205,7 @@ def golden_record(
         if driver.result() is not None:
             break
         seat = driver.to_act()[0]
-        move = driver.game.bot(driver.state, seat, bot_rng, driver.rules)
+        move = choose(driver.game, driver.state, seat, NORMAL, bot_rng, driver.rules)
         lines.append(_golden_line({"by": seat, "move": move}))
         lines += map(_golden_event, driver.move(seat, move))
     lines.append(_golden_result(driver))
@@ -433,10 +434,11 @@ def check_refusals(d: GameDriver, facts: GameFacts, seat: int) -> None:
 
 
 class Chooser:
-    """How a case's players pick their moves: the game's bot for its ``bots`` (``"all"``
-    or seats) and ``bot_share`` of the other moves; else a random legal move, of a kind in
-    ``prefer`` with that share, of no kind in ``avoid`` with that share, with ``by_kind``
-    a random kind first (so kinds of many moves do not crowd out the others)."""
+    """How a case's players pick their moves: the game's bot (at ``bot_level``, normal by
+    default) for its ``bots`` (``"all"`` or seats) and ``bot_share`` of the other moves;
+    else a random legal move, of a kind in ``prefer`` with that share, of no kind in
+    ``avoid`` with that share, with ``by_kind`` a random kind first (so kinds of many moves
+    do not crowd out the others)."""
 
     def __init__(self, case: Mapping[str, Any]) -> None:
         self.case, self.pick, self.bot_rng = case, random.Random(str(case["seed"])), Rng(b"bots")
@@ -449,7 +451,8 @@ class Chooser:
             or seat in case.get("bots", ())
             or (pick.random() < case.get("bot_share", 0.0))
         ):
-            move = game.bot(state, seat, self.bot_rng, rules)
+            level = str(case.get("bot_level", NORMAL)).lower()
+            move = choose(game, state, seat, level, self.bot_rng, rules)
             listed = _key(move) in {_key(m) for m in moves}
             assert listed or next(iter(move)) in facts.free_kinds, f"the bot chose {move}"
             return move
@@ -495,3 +498,26 @@ def play_checked(d: GameDriver, facts: GameFacts, case: Mapping[str, Any],
         check_events(facts, d.seats, before, d.state, seat, events)
         facts.check_commit(before, d.state, events, d.rules)
     raise AssertionError(f"no end after {max_moves} moves")
+
+
+BLIND_BUDGET = Budget(4)  # enough to compare a strong bot's choices, cheap enough to repeat
+
+
+def check_bots_blind(
+    d: GameDriver, facts: GameFacts, shuffle: random.Random, budget: Budget = BLIND_BUDGET
+) -> None:
+    """Information sets only: for each seat to act, the game's ``determinize`` keeps the
+    seat's view and the table's items, and it and every level's choice are the same when
+    what the seat may not see is moved about (the same view, the same seed)."""
+    for seat in d.to_act():
+        other = facts.scramble(d.state, seat, shuffle)
+        assert d.game.view(other, seat) == d.view(seat), "the scramble changed the view"
+        drawn = d.game.determinize(d.state, seat, Rng(b"blind", 7))
+        assert d.game.view(drawn, seat) == d.view(seat), "determinize changed the seat's view"
+        assert facts.items(drawn) == facts.items(d.state), "determinize lost or made items"
+        again = d.game.determinize(other, seat, Rng(b"blind", 7))
+        assert again == drawn, "determinize depends on what the seat may not see"
+        for level in LEVELS:
+            mine = choose(d.game, d.state, seat, level, Rng(b"blind", 7), d.rules, budget)
+            theirs = choose(d.game, other, seat, level, Rng(b"blind", 7), d.rules, budget)
+            assert mine == theirs, f"the {level} bot's choice depends on what it may not see"

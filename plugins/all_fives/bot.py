@@ -1,7 +1,8 @@
 """A simple All Fives bot: stands on a fair trump holding, follows suit sensibly, wins
 tricks that hold honours and protects its own tens and fives of trumps.
 
-It never uses chance, so a bot game is as reproducible as the deal.
+It never uses chance, so a bot game is as reproducible as the deal. It decides from its
+own hand and the cards in sight (``BotView``: the other hands and the stock are guesses).
 """
 
 from __future__ import annotations
@@ -9,9 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from plugins.all_fives import rules as r
-from plugins.all_fives.legal import legal_moves
-from plugins.all_fives.state import BUNCH, DISCARD, GIVE_OR_RUN, PLAY, STAND_OR_BEG, State
+from plugins.all_fives.state import (
+    BUNCH,
+    DISCARD,
+    GAME_OVER,
+    GIVE_OR_RUN,
+    PLAY,
+    STAND_OR_BEG,
+    State,
+)
 from service.engine import Move, Rng, RuleSet
+from service.engine.bots import BotView
 
 
 def _trumps(hand: Iterable[str], trump: str | None) -> list[str]:
@@ -56,9 +65,10 @@ def _choose_play(state: State, pos: int, cards: list[str]) -> str:
     return min(cards, key=lambda c: _cheap(c, trump))
 
 
-def bot(state: State, seat: int, rng: Rng, rules: RuleSet) -> Move:
-    """A legal move for a bot in ``seat``."""
-    moves = legal_moves(state, seat, rules)
+def bot(view: BotView[State], rng: Rng) -> Move:
+    """A legal move for a bot in ``view.seat``."""
+    state, seat = view.state, view.seat
+    moves = view.legal
     if not moves:
         raise ValueError(f"seat {seat} has no move to make")
     pos = state.position(seat)
@@ -79,3 +89,18 @@ def bot(state: State, seat: int, rng: Rng, rules: RuleSet) -> Move:
     assert state.phase == PLAY
     cards = [m["play"]["card"] for m in moves]
     return {"play": {"card": _choose_play(state, pos, cards)}}
+
+
+def standing(state: State, seat: int, rules: RuleSet) -> float:
+    """The seat's side's lead in game points, the points of its tricks this deal counted
+    in at a tenth (the strong bot's judge of a playout)."""
+    pos = state.position(seat)
+    assert pos is not None
+    trump = state.trump or ""
+    deal = [0.0] * state.n_sides
+    for p, cards in enumerate(state.won):
+        deal[state.sides[p]] += r.trick_points(list(cards), trump) / 10 if trump else 0.0
+    mine = state.sides[pos]
+    points = [state.scores[s] + deal[s] for s in range(state.n_sides)]
+    won = 100.0 * (mine in state.winners) if state.phase == GAME_OVER else 0.0
+    return won + points[mine] - max(v for s, v in enumerate(points) if s != mine)

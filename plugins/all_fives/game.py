@@ -16,13 +16,13 @@ from typing import Any, Final
 
 from plugins.all_fives import hookspecs
 from plugins.all_fives.apply import apply
-from plugins.all_fives.bot import bot
+from plugins.all_fives.bot import bot, standing
 from plugins.all_fives.legal import legal_moves, to_act
 from plugins.all_fives.moves import check_move
 from plugins.all_fives.schema import AllFivesMoveInput, AllFivesState
 from plugins.all_fives.setup import check_setup, setup
 from plugins.all_fives.state import DISCARD, GAME_OVER, PLAY, State, decode, encode
-from plugins.all_fives.views import view
+from plugins.all_fives.views import determinize, view
 from service.engine import GameDef, Result
 
 GAME_ID: Final = "all-fives"
@@ -129,4 +129,7 @@ GAME: Final = GameDef[State](
     move_input_type=AllFivesMoveInput,
     hookspecs=hookspecs,
     undoable=undoable,
+    determinize=determinize,
+    standing=standing,
+    bot_depth=24,
 )

@@ -11,12 +11,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Final
 
 from plugins.all_fives import rules as r
 from plugins.all_fives.presets import traditional
 from plugins.all_fives.state import GAME_OVER, State
+from plugins.all_fives.views import unseen_dealt
 from service.engine import Event, Move, RuleSet
 from service.testing import GameFacts
 
@@ -254,15 +254,7 @@ class Facts(GameFacts):
         return {c for part in dealt for c in part.get("cards", ())}
 
     def scramble(self, state: State, seat: int | None, rng: random.Random) -> State:
-        pos = state.position(seat) if seat is not None else None
-        others = [p for p in range(state.n) if p != pos]
-        pool = [c for p in others for c in state.hands[p]] + [*state.stock, *state.discards]
-        rng.shuffle(pool)
-        hands = list(state.hands)
-        for p in others:
-            hands[p], pool = tuple(pool[: len(hands[p])]), pool[len(hands[p]) :]
-        stock, discards = pool[: len(state.stock)], pool[len(state.stock) :]
-        return replace(state, hands=tuple(hands), stock=tuple(stock), discards=tuple(discards))
+        return unseen_dealt(state, seat, lambda pool: rng.sample(pool, len(pool)))
 
     def moves(self, state: State, seat: int) -> list[Move]:
         cards = [{k: {"card": c}} for k in ("play", "discard") for c in r.DECK]

@@ -6,10 +6,14 @@ face-down discards never appear.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from plugins.all_fives import rules as r
 from plugins.all_fives.state import GAME_OVER, PLAY, State
+from service.engine import Rng
 
 
 def _plays(state: State, trick: tuple[tuple[int, str], ...]) -> list[dict[str, Any]]:
@@ -68,3 +72,32 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "bunchProposedBy": None if state.bunch_by is None else state.seats[state.bunch_by],
         "winners": sorted(winners),
     }
+
+
+def unseen_dealt(
+    state: State, seat: int | None, shuffle: Callable[[Sequence[str]], Sequence[str]]
+) -> State:
+    """The game with the cards ``seat`` has not seen dealt again in ``shuffle``'s order:
+    the other hands, the stock and the face-down discards; each hand held when the play
+    began keeps the cards its player has played since."""
+    pos = state.position(seat) if seat is not None else None
+    others = [p for p in range(state.n) if p != pos]
+    pool = list(
+        shuffle([c for p in others for c in state.hands[p]] + [*state.stock, *state.discards])
+    )
+    hands, held = list(state.hands), list(state.held)
+    for p in others:
+        new, pool = tuple(pool[: len(hands[p])]), pool[len(hands[p]) :]
+        if held[p]:
+            played = Counter(held[p]) - Counter(hands[p])
+            held[p] = (*new, *sorted(played.elements()))
+        hands[p] = new
+    stock, discards = pool[: len(state.stock)], pool[len(state.stock) :]
+    return replace(
+        state, hands=tuple(hands), held=tuple(held), stock=tuple(stock), discards=tuple(discards)
+    )
+
+
+def determinize(state: State, seat: int, rng: Rng) -> State:
+    """A game ``seat`` cannot tell from ``state`` (``GameDef.determinize``)."""
+    return unseen_dealt(state, seat, lambda pool: rng.shuffle(sorted(pool)))

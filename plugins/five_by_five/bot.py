@@ -4,7 +4,8 @@ It scores every objective (and special) it can at once, the most points first; p
 rolled die where it completes the most points of its own objectives and the open specials;
 plays a Swap, +1/-1 or Paint when one completes something; otherwise plays a colour card,
 then any other action; forfeits its actions when none can be played. Ties are broken with
-the table's generator, so a bot game is as reproducible as any other.
+the table's generator, so a bot game is as reproducible as any other. It decides from
+what its seat sees (``BotView``: the other hands and the decks' order are guesses).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from plugins.five_by_five.rules import (
     parse_die,
     satisfied_among,
 )
-from plugins.five_by_five.state import ACTED, FINAL, PLACE, REFILL, Grid, State
+from plugins.five_by_five.state import ACTED, FINAL, OVER, PLACE, REFILL, Grid, State
 from service.engine import Move, Rng, RuleSet
+from service.engine.bots import BotView
 
 _DETERMINISTIC = ("swap", "plusMinus", "paint")
 
@@ -135,6 +137,17 @@ def _face_up_is_color(t: Table, deck: str) -> int:
     return int(bool(cards) and cards[0] in COLORS)
 
 
-def bot(state: State, seat: int, rng: Rng, rules: RuleSet) -> Move:
-    """A legal move for a bot in ``seat``: it places dice to complete the objectives it holds."""
-    return choose(Table(state, rules), state.position(seat), rng)
+def bot(view: BotView[State], rng: Rng) -> Move:
+    """A legal move for a bot in ``view.seat``: it places dice to complete the objectives it
+    holds."""
+    return choose(Table(view.state, view.rules), view.state.position(view.seat), rng)
+
+
+def standing(state: State, seat: int, rules: RuleSet) -> float:
+    """The seat's lead over the best other score, and a third of the points of the open
+    objectives the board already meets for it (the strong bot's judge of a playout)."""
+    pos = state.position(seat)
+    t = Table(state, rules)
+    best = max((p.score for i, p in enumerate(state.players) if i != pos), default=0)
+    near = _value(t, state.board, _targets(t, pos)) if state.phase != OVER else 0
+    return state.players[pos].score - best + near / 3

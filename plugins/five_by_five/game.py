@@ -19,14 +19,14 @@ from typing import Any, Final
 
 from plugins.five_by_five import hookspecs
 from plugins.five_by_five.apply import apply
-from plugins.five_by_five.bot import bot
+from plugins.five_by_five.bot import bot, standing
 from plugins.five_by_five.legal import legal_moves, to_act
 from plugins.five_by_five.moves import check_move
 from plugins.five_by_five.rules import DEFAULT_POINTS, REGULAR_IDS, SIZE
 from plugins.five_by_five.schema import FiveByFiveMoveInput, FiveByFiveState
 from plugins.five_by_five.setup import setup
 from plugins.five_by_five.state import OVER, State, decode, encode
-from plugins.five_by_five.views import view
+from plugins.five_by_five.views import determinize, view
 from service.engine import GameDef, Move, Outcome, Result
 
 GAME_ID: Final = "five-by-five"
@@ -158,4 +158,7 @@ GAME: Final = GameDef(
     move_input_type=FiveByFiveMoveInput,
     hookspecs=hookspecs,
     undoable=undoable,
+    determinize=determinize,
+    standing=standing,
+    bot_depth=8,
 )

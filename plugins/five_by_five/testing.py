@@ -16,7 +16,6 @@ import json
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from itertools import combinations
 from typing import Any, Final
 
@@ -29,7 +28,8 @@ from plugins.five_by_five.rules import (
     SPECIAL_IDS,
     satisfied_objectives,
 )
-from plugins.five_by_five.state import State, sort_actions, sort_objectives
+from plugins.five_by_five.state import State
+from plugins.five_by_five.views import unseen_dealt
 from service.engine import Event, Move, RuleSet
 from service.testing import GameFacts
 
@@ -250,39 +250,7 @@ class Facts(GameFacts):
         return set(mine[0].actions) - set(now[0].actions) if mine and now else set()
 
     def scramble(self, state: State, seat: int | None, rng: random.Random) -> State:
-        others = [i for i, p in enumerate(state.players) if p.seat != seat]
-        shut = not state.config.open_objectives
-        actions = [a for i in others for a in state.players[i].actions]
-        actions += [a for deck in state.decks for a in deck[1:]]
-        objectives = [*state.objective_deck, *state.objective_discard]
-        objectives += [o for i in others for o in state.players[i].objectives] if shut else []
-        rng.shuffle(actions)
-        rng.shuffle(objectives)
-
-        def take(pool: list[str], n: int) -> tuple[str, ...]:
-            out = tuple(pool[:n])
-            del pool[:n]
-            return out
-
-        decks = tuple(deck[:1] + take(actions, max(len(deck) - 1, 0)) for deck in state.decks)
-        deck, discard = (
-            take(objectives, len(state.objective_deck)),
-            take(objectives, len(state.objective_discard)),
-        )
-        players = list(state.players)
-        for i in others:
-            p = players[i]
-            held = sort_objectives(take(objectives, len(p.objectives))) if shut else p.objectives
-            players[i] = replace(
-                p, actions=sort_actions(take(actions, len(p.actions))), objectives=held
-            )
-        return replace(
-            state,
-            players=tuple(players),
-            decks=(decks[0], decks[1]),
-            objective_deck=deck,
-            objective_discard=discard,
-        )
+        return unseen_dealt(state, seat, lambda pool: rng.sample(pool, len(pool)))
 
     def moves(self, state: State, seat: int) -> list[Move]:
         """Every well-formed move worth trying now: all kinds, squares, colours and cards."""

@@ -4,12 +4,14 @@ sees its own hand; nobody sees another hand (objective hands are open with the h
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from plugins.five_by_five import _cards
 from plugins.five_by_five.rules import COLORS, OBJECTIVE_BY_ID, SPECIAL_IDS, satisfied_objectives
-from plugins.five_by_five.state import State
+from plugins.five_by_five.state import State, sort_actions, sort_objectives
+from service.engine import Rng
 
 
 def _counts(counts: Sequence[int]) -> list[dict[str, Any]]:
@@ -89,3 +91,49 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
             for i, rnd in enumerate(state.rolloffs)
         ],
     }
+
+
+def unseen_dealt(
+    state: State, seat: int | None, shuffle: Callable[[Sequence[str]], Sequence[str]]
+) -> State:
+    """The game with the cards ``seat`` has not seen dealt again in ``shuffle``'s order:
+    the other hands of action cards, the action decks below their face-up cards, the
+    objective deck and discards, and the other objective hands unless they are open."""
+    others = [i for i, p in enumerate(state.players) if p.seat != seat]
+    shut = not state.config.open_objectives
+    actions = [a for i in others for a in state.players[i].actions]
+    actions += [a for deck in state.decks for a in deck[1:]]
+    objectives = [*state.objective_deck, *state.objective_discard]
+    objectives += [o for i in others for o in state.players[i].objectives] if shut else []
+    actions = list(shuffle(actions))
+    objectives = list(shuffle(objectives))
+
+    def take(pool: list[str], n: int) -> tuple[str, ...]:
+        out = tuple(pool[:n])
+        del pool[:n]
+        return out
+
+    decks = tuple(deck[:1] + take(actions, max(len(deck) - 1, 0)) for deck in state.decks)
+    deck, discard = (
+        take(objectives, len(state.objective_deck)),
+        take(objectives, len(state.objective_discard)),
+    )
+    players = list(state.players)
+    for i in others:
+        p = players[i]
+        held = sort_objectives(take(objectives, len(p.objectives))) if shut else p.objectives
+        players[i] = replace(
+            p, actions=sort_actions(take(actions, len(p.actions))), objectives=held
+        )
+    return replace(
+        state,
+        players=tuple(players),
+        decks=(decks[0], decks[1]),
+        objective_deck=deck,
+        objective_discard=discard,
+    )
+
+
+def determinize(state: State, seat: int, rng: Rng) -> State:
+    """A game ``seat`` cannot tell from ``state`` (``GameDef.determinize``)."""
+    return unseen_dealt(state, seat, lambda pool: rng.shuffle(sorted(pool)))

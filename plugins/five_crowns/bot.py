@@ -14,7 +14,8 @@
 - Solo: it puts the turned card where it lowers that pile's points most and throws the
   card that pile misses least.
 
-It is deterministic: the ``rng`` it is handed is not used.
+It is deterministic: the ``rng`` it is handed is not used. It decides from its own hand
+and the cards in sight (``BotView``: the other hands and the stock are guesses).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from plugins.five_crowns.rules import (
     remove_cards,
     wild_rank,
 )
-from plugins.five_crowns.state import DISCARD, DRAW, STOCK, State
+from plugins.five_crowns.state import DISCARD, DRAW, OVER, STOCK, State
+from service.engine.bots import BotView
 from service.engine.game import Move
 from service.engine.rng import Rng
 from service.engine.ruleset import RuleSet
@@ -139,9 +141,10 @@ def _solo(state: State, hs: House) -> Move:
     return {"place": {"pile": best[2], "discard": best[3]}}
 
 
-def bot(state: State, seat: int, rng: Rng, rules: RuleSet) -> Move:
-    """A sensible legal move for ``seat``."""
-    hs = house(rules)
+def bot(view: BotView[State], rng: Rng) -> Move:
+    """A sensible legal move for ``view.seat``."""
+    state, seat = view.state, view.seat
+    hs = house(view.rules)
     pos = state.seats.index(seat)
     if state.solo is not None:
         return _solo(state, hs)
@@ -156,3 +159,18 @@ def bot(state: State, seat: int, rng: Rng, rules: RuleSet) -> Move:
     return {
         "discard": {"card": _best_discard(hand, allowed_discards(state, pos, hs), state.wild, hs)}
     }
+
+
+def standing(state: State, seat: int, rules: RuleSet) -> float:
+    """How far the seat's total, with what its hand would leave now, is below the mean of
+    the others' (lower totals win; the strong bot's judge of a playout)."""
+    pos = state.seats.index(seat)
+    if state.solo is not None:
+        return -float(sum(p.points for p in state.solo.piles))
+    hs, totals = house(rules), list(state.totals)
+    if state.phase != OVER:
+        for p in state.players:
+            scored = state.round_points[p]
+            totals[p] += _points(state.hands[p], state.wild, hs) if scored is None else scored
+    others = [t for p, t in enumerate(totals) if p != pos]
+    return sum(others) / max(len(others), 1) - totals[pos]

@@ -13,13 +13,13 @@ from typing import Any, Final
 
 from plugins.five_crowns import hookspecs, schema
 from plugins.five_crowns.apply import apply
-from plugins.five_crowns.bot import bot
+from plugins.five_crowns.bot import bot, standing
 from plugins.five_crowns.legal import legal_moves, to_act
 from plugins.five_crowns.moves import check_move
 from plugins.five_crowns.setup import setup
 from plugins.five_crowns.state import DISCARD as DISCARD_SOURCE
 from plugins.five_crowns.state import OVER, State, decode, encode
-from plugins.five_crowns.views import view
+from plugins.five_crowns.views import determinize, view
 from service.engine.game import GameDef, Outcome, Result
 
 OPTIONS: Final[dict[str, Any]] = {
@@ -119,4 +119,7 @@ GAME: Final = GameDef(
     move_input_type=schema.FiveCrownsMoveInput,
     hookspecs=hookspecs,
     undoable=undoable,
+    determinize=determinize,
+    standing=standing,
+    bot_depth=12,
 )

@@ -11,11 +11,11 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Final
 
 from plugins.five_crowns.rules import deck, is_card, sort_cards
 from plugins.five_crowns.state import DISCARD, STOCK, State
+from plugins.five_crowns.views import unseen_dealt
 from service.engine import Event, Move, RuleSet
 from service.testing import GameFacts
 
@@ -174,14 +174,7 @@ class Facts(GameFacts):
         return set(Counter(before.hands[pos]) - Counter(kept))
 
     def scramble(self, state: State, seat: int | None, rng: random.Random) -> State:
-        pos = _pos(state, seat)
-        others = [p for p in range(len(state.hands)) if p != pos]
-        pool = [c for p in others for c in state.hands[p]] + list(state.stock)
-        rng.shuffle(pool)
-        hands = list(state.hands)
-        for p in others:
-            hands[p], pool = sort_cards(pool[: len(hands[p])]), pool[len(hands[p]) :]
-        return replace(state, hands=tuple(hands), stock=tuple(pool))
+        return unseen_dealt(state, seat, lambda pool: rng.sample(pool, len(pool)))
 
     def moves(self, state: State, seat: int) -> list[Move]:
         """Draws, discards (of cards held and not), lay-offs of one card and of two on

@@ -4,10 +4,13 @@ drawn from the stock by someone else (FC-19)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
-from plugins.five_crowns.rules import rank_name, wild_rank
+from plugins.five_crowns.rules import rank_name, sort_cards, wild_rank
 from plugins.five_crowns.state import DISCARD, NOBODY, State, TableMeld
+from service.engine import Rng
 
 
 def _meld(index: int, table_meld: TableMeld, seats: tuple[int, ...]) -> dict[str, Any]:
@@ -99,3 +102,31 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "winners": [seats[p] for p in state.winners],
         "solo": _solo(state),
     }
+
+
+def unseen_dealt(
+    state: State, seat: int | None, shuffle: Callable[[Sequence[str]], Sequence[str]]
+) -> State:
+    """The game with the cards ``seat`` has not seen dealt again in ``shuffle``'s order:
+    the other hands and the stock (and the card another player drew from the stock, one
+    of that player's new cards)."""
+    pos = seat_position(state, seat)
+    others = [p for p in range(len(state.hands)) if p != pos]
+    pool = list(shuffle([c for p in others for c in state.hands[p]] + list(state.stock)))
+    hands = list(state.hands)
+    for p in others:
+        hands[p], pool = sort_cards(pool[: len(hands[p])]), pool[len(hands[p]) :]
+    drawn = state.drawn
+    if drawn is not None and state.drawn_from != DISCARD and pos != state.turn:
+        drawn = hands[state.turn][0] if hands[state.turn] else None
+    return replace(state, hands=tuple(hands), stock=tuple(pool), drawn=drawn)
+
+
+def determinize(state: State, seat: int, rng: Rng) -> State:
+    """A game ``seat`` cannot tell from ``state`` (``GameDef.determinize``)."""
+    return unseen_dealt(state, seat, lambda pool: rng.shuffle(sorted(pool)))
+
+
+def seat_position(state: State, seat: int | None) -> int | None:
+    """The position of ``seat`` (None: a spectator or a seat not in play)."""
+    return state.seats.index(seat) if seat is not None and seat in state.seats else None

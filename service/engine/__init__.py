@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from service.engine.bots import BotView
 from service.engine.game import (
     BAD_INPUT,
     ILLEGAL_MOVE,
@@ -20,6 +21,7 @@ from service.engine.ruleset import RuleSet
 __all__ = [
     "BAD_INPUT",
     "ILLEGAL_MOVE",
+    "BotView",
     "Event",
     "GameDef",
     "HouseRuleDef",

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
+    from service.engine.bots import BotView
     from service.engine.rng import Rng
     from service.engine.ruleset import RuleSet
 
@@ -98,6 +99,10 @@ def _no_upgrade(from_format: int, data: JSON) -> JSON:
     raise ValueError(f"no upgrade from state format {from_format}")
 
 
+def _nothing_hidden(state: Any, seat: int, rng: Rng) -> Any:
+    return state
+
+
 def _never_undoable(before: Any, seat: int, move: Move, outcome: Outcome[Any]) -> bool:
     return False
 
@@ -126,7 +131,20 @@ class GameDef(Generic[S]):
         view: ``(state, seat or None) -> JSON``: the state as that seat (or a spectator) may
             see it. Keys are the GraphQL field names of ``state_type`` (camelCase).
         result: ``state -> Result``, or ``None`` while the game goes on.
-        bot: ``(state, seat, rng, rules) -> move``: a legal move for a bot in that seat.
+        bot: ``(view, rng) -> move``: the game's own bot, the ``normal`` level: a legal
+            move for ``view.seat`` decided from a ``service.engine.bots.BotView`` (the
+            seat's information set: a state whose hidden parts are guesses), never from the
+            table's state. The ``easy`` and ``strong`` levels are built on it.
+        determinize: ``(state, seat, rng) -> state``: a full state the seat cannot tell from
+            ``state``: what it sees kept, every part hidden from it (other hands, the stock,
+            face-down cards) redrawn with ``rng`` from the items it has not seen. The result
+            must depend only on what the seat sees and on ``rng`` (sort the unseen items
+            before shuffling them), so that any arrangement of the hidden parts gives the
+            same state: the conformance tests check it. Default: the game hides nothing.
+        standing: ``(state, seat, rules) -> float``: how well ``seat`` stands, higher is
+            better, comparable between states of one game: the ``strong`` bot's score of a
+            playout. Default: 1 for a win (shared: split), 0 for a loss, 0.5 unfinished.
+        bot_depth: the moves a ``strong`` bot's playout makes before ``standing`` judges.
         encode, decode: the state to and from JSON for the store.
         check_move: the shape check of a move (``None`` when well formed, else the reason
             for a ``BAD_INPUT``), before turn and legality are checked.
@@ -160,7 +178,7 @@ class GameDef(Generic[S]):
     apply: Callable[[S, int, Move, Rng, RuleSet], Outcome[S] | Rejected]
     view: Callable[[S, int | None], Mapping[str, Any]]
     result: Callable[[S], Result | None]
-    bot: Callable[[S, int, Rng, RuleSet], Move]
+    bot: Callable[[BotView[S], Rng], Move]
     encode: Callable[[S], JSON]
     decode: Callable[[JSON], S]
     options: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
@@ -173,6 +191,9 @@ class GameDef(Generic[S]):
     move_input_type: type | None = None
     hookspecs: object | None = None
     undoable: Callable[[S, int, Move, Outcome[S]], bool] = _never_undoable
+    determinize: Callable[[S, int, Rng], S] = _nothing_hidden
+    standing: Callable[[S, int, RuleSet], float] | None = None
+    bot_depth: int = 40
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ def rematch_table(
         if s.kind == HUMAN:
             seats.append(Seat(s.index, HUMAN, s.name, seat_hashes[s.index], s.host, user=s.user))
         elif s.kind == BOT:
-            seats.append(Seat(s.index, BOT, s.name))
+            seats.append(Seat(s.index, BOT, s.name, bot_level=s.bot_level))
         else:
             seats.append(Seat(s.index))
     table = Table(

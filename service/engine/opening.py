@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
+from service.engine.bots import LEVELS, NORMAL
 from service.engine.game import Event, GameDef, HouseRuleDef, Rejected, SetupContext
 from service.engine.options import OptionError, resolve, table_schema
 from service.engine.rng import Rng
@@ -200,7 +201,13 @@ def join(
     return with_seat(table, new, now), index, [event]
 
 
-def add_bot(table: Table, *, seat: int | None, now: str) -> tuple[Table, list[Event]] | Rejected:
+def add_bot(
+    table: Table, *, seat: int | None, now: str, level: str = NORMAL
+) -> tuple[Table, list[Event]] | Rejected:
+    """Seat a bot of ``level`` (``service/engine/bots.py``; normal is stored as None, as
+    older records have it)."""
+    if level not in LEVELS:
+        return Rejected("BAD_INPUT", f"no bot level {level!r}: one of {', '.join(LEVELS)}")
     index = _free_seat(table, seat)
     if isinstance(index, Rejected):
         return index
@@ -208,7 +215,8 @@ def add_bot(table: Table, *, seat: int | None, now: str) -> tuple[Table, list[Ev
     while name_taken(table, name):
         n += 1
         name = f"Bot {index + 1}.{n}"
-    return with_seat(table, Seat(index, BOT, name), now), [
+    stored = None if level == NORMAL else level
+    return with_seat(table, Seat(index, BOT, name, bot_level=stored), now), [
         Event("seat.bot_added", {"name": name}, seat=index)
     ]
 

@@ -94,3 +94,8 @@ class Rng:
         """``n`` dice of ``sides`` faces, in one chance step."""
         stream = self._step()
         return tuple(1 + stream.below(sides) for _ in range(n))
+
+    def fork(self, label: bytes) -> Rng:
+        """A generator of its own for ``label``, from this one's seed and counter: drawing
+        from it leaves this one as it is (a bot's search draws apart from the table's)."""
+        return Rng(self._seed + b"/" + label, self.counter)

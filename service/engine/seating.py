@@ -109,6 +109,7 @@ def replace_player(
         host=False,
         rejoin_by=None,
         timeouts=0,
+        bot_level=None,
     )
     event = Event("seat.replaced", {"name": clean, "was": s.name, "wasKind": s.kind}, seat=seat)
     return with_seat(table, new, at), [event]

@@ -61,6 +61,9 @@ class Seat:
     rejoin_by: float | None = None
     # The signed-in user the seat is bound to (``<issuer>#<sub>``; None: a token's alone).
     user: str | None = None
+    # A bot's level (service/engine/bots.py); None: normal (older records, a seat handed to
+    # the bot when its player's time ran out or it left).
+    bot_level: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +124,7 @@ class Table:
 
 # Fields added since the first release that are left out of a snapshot while unset, so
 # that a replica of an earlier release still reads every table no signed-in user touched.
-_LEFT_OUT_UNSET: Final = frozenset({"user", "host_user"})
+_LEFT_OUT_UNSET: Final = frozenset({"user", "host_user", "bot_level"})
 
 
 def _without_unset(d: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from service.config import Settings
 from service.engine import table as eng
+from service.engine.bots import Budget
 from service.metrics import Metrics
 from service.plugins import Registry
 from service.store.base import StateStore, StoredEvent
@@ -80,6 +81,8 @@ class TableService:
             self.clocks,
             delay=settings.bot_delay,
             lease=settings.bot_lease,
+            budget=Budget(settings.bot_iterations, settings.bot_budget_ms or None),
+            workers=settings.bot_workers,
         )
         self.lobby = LobbyNotices(store)
         self.users = UserIndex(store, float(settings.idle_ttl))

@@ -6,6 +6,11 @@ moves at once (or after ``TABLESTATE_BOT_DELAY``). Any replica's worker claims e
 fall due, so a replica that dies right after a human's move stalls nothing; the version
 check makes each bot move happen exactly once. The same worker fires due clocks and grace
 periods (``Clocks.fire``).
+
+A bot thinks off the event loop, in a pool of ``TABLESTATE_BOT_WORKERS`` threads, so a
+strong bot's search never holds up another table's moves; it decides from its seat's
+information set alone (``service/engine/bots.py``), at the level stored on its seat, with
+the table's generator at the version it moves at.
 """
 
 from __future__ import annotations
@@ -14,10 +19,12 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
 from service.engine import table as eng
+from service.engine.bots import NORMAL, Budget, choose, level_of
 from service.engine.game import Rejected
 from service.engine.rng import Rng
 from service.errors import ApiError
@@ -48,6 +55,8 @@ class Bots(Collaborator):
         *,
         delay: float,
         lease: float,
+        budget: Budget | None = None,
+        workers: int = 2,
     ) -> None:
         self.tables = tables
         self.due = due
@@ -57,6 +66,8 @@ class Bots(Collaborator):
         self.clock: Callable[[], float] = committer.clock
         self.delay = delay
         self.lease = lease
+        self.budget = budget or Budget()
+        self._pool = ThreadPoolExecutor(max(1, workers), thread_name_prefix="bot")
         self._tasks: set[asyncio.Task[None]] = set()
         self._worker: asyncio.Task[None] | None = None
         self._closing = False
@@ -113,10 +124,12 @@ class Bots(Collaborator):
 
     # -- moving -------------------------------------------------------------------
 
-    def move_for(self, loaded: Loaded, seat: int) -> dict[str, Any]:
-        """The move the game's bot makes for ``seat`` at this version (seeded by it)."""
+    def move_for(self, loaded: Loaded, seat: int, level: str = NORMAL) -> dict[str, Any]:
+        """The move a bot of ``level`` makes for ``seat`` at this version (seeded by it).
+        A seat whose time ran out is played at the default, normal."""
         rng = Rng(self.play.seeds.game(loaded.table) + b"bot", loaded.version)
-        move = dict(loaded.game.bot(loaded.state, seat, rng, loaded.rules))
+        game, state, rules = loaded.game, loaded.state, loaded.rules
+        move = dict(choose(game, state, seat, level, rng, rules, self.budget))
         if isinstance(self.play.apply(loaded, seat, move), Rejected):
             log.error(
                 "bot of %s chose an illegal move; it plays its first legal one", loaded.game.id
@@ -138,7 +151,9 @@ class Bots(Collaborator):
                     await self.due.unschedule(table_id, version)
                 return
             seat = seats[0]
-            move = self.move_for(loaded, seat)
+            level = level_of(loaded.table.seats[seat].bot_level)
+            loop = asyncio.get_running_loop()
+            move = await loop.run_in_executor(self._pool, self.move_for, loaded, seat, level)
             entry = json.dumps({"seat": seat, "move": move})
 
             def step(cur: Loaded, _held: Any) -> Change | Rejected:
@@ -187,3 +202,4 @@ class Bots(Collaborator):
             await asyncio.gather(self._worker, return_exceptions=True)
         if self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        self._pool.shutdown(wait=False, cancel_futures=True)

@@ -17,6 +17,7 @@ from typing import Any, Final
 from service.engine import fairness, opening, seating, undo
 from service.engine import lobby as lobby_rules
 from service.engine import table as eng
+from service.engine.bots import NORMAL
 from service.engine.game import Event, Rejected
 from service.engine.rights import (
     Caller,
@@ -271,13 +272,14 @@ class Operations:
         operation = Operation(kind, lambda cur, _held: step(cur), host_check)
         return (await self.committer.commit(table_id, operation, caller)).loaded
 
-    async def add_bot(self, caller: Caller | None, table_id: str, seat: int | None) -> Loaded:
-        return await self.host_op(
-            caller,
-            table_id,
-            "bot",
-            lambda cur: changed(opening.add_bot(cur.table, seat=seat, now=self._now()), cur.state),
-        )
+    async def add_bot(
+        self, caller: Caller | None, table_id: str, seat: int | None, level: str = NORMAL
+    ) -> Loaded:
+        def step(cur: Loaded) -> Change | Rejected:
+            out = opening.add_bot(cur.table, seat=seat, now=self._now(), level=level)
+            return changed(out, cur.state)
+
+        return await self.host_op(caller, table_id, "bot", step)
 
     async def set_rule(
         self, caller: Caller | None, table_id: str, rule_id: str, enabled: bool

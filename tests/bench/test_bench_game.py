@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from service.engine import Rejected
+from service.engine.bots import NORMAL, choose
 from service.testing import GameDriver
 
 # Imported by path, and the path dropped again, so that no other test's plugin discovery
@@ -60,5 +61,5 @@ def test_bots_and_legal_moves():
     assert d.legal(1) == [] and len(d.legal(0)) == 10
     for _ in range(12):
         (seat,) = d.to_act()
-        d.move(seat, GAME.bot(d.state, seat, d.rng, d.rules))
+        d.move(seat, choose(GAME, d.state, seat, NORMAL, d.rng, d.rules))
     assert d.view(None)["list"] == [k % 10 for k in range(12)]

@@ -25,3 +25,19 @@ def test_the_api_games_draw_every_house_rule(game_id: str) -> None:
     for case in facts(game_id).api_games:
         drawn |= set(table_rules(game_id, dict(case), random.Random(case["seed"])))
     assert drawn == {r.id for r in registry().rules_of(game_id)}
+
+
+def _strong_case(game_id: str) -> dict[str, Any]:
+    """Two strong bots and nobody else, no house rules, the game's shortest options."""
+    case = next(c for c in facts(game_id).api_games if c["seats"] == 2)
+    return {**case, "seated": [0, 1], "bots": [0, 1], "bot_level": "STRONG", "rules": []}
+
+
+@pytest.mark.parametrize("game_id", installed())
+async def test_strong_bots_in_every_seat_play_a_game_through_the_api(game_id: str) -> None:
+    """Bots think in the server's pool, from their seats' information sets, and commit
+    through the due-index like any bot; a small budget keeps the game short."""
+    async with server(bot_iterations=3) as srv:
+        t = await play_through(srv, game_id, _strong_case(game_id))
+        moves = await srv.service.reads.moves(t.table_id)
+    assert {m["seat"] for m in moves} == {0, 1}

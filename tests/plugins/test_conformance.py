@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from support.games import cases, driver, facts, installed
 
-from service.testing import play_checked
+from service.testing import check_bots_blind, play_checked
 
 BUNDLED = {"five-crowns", "all-fives", "five-by-five", "lucky-draw"}
 
@@ -62,3 +62,26 @@ def test_the_driver_plays_random_games_to_the_end(game_id: str, case: dict[str, 
     d = driver(game_id, case)
     result = d.random_playout(chooser=random.Random(1))
     assert set(result.scores) == set(d.seats) >= set(result.winners)
+
+
+@pytest.mark.parametrize("game_id", installed())
+def test_bots_choose_alike_whatever_they_may_not_see(game_id: str) -> None:
+    """Every level of every game's bot decides from its seat's information set alone: the
+    same choice when every card it may not see is moved about (``check_bots_blind``), at
+    states spread over a random game."""
+    case = next(c for c in facts(game_id).playouts if _players(c) == 2)
+    d, pick, shuffle = driver(game_id, case), random.Random(3), random.Random(4)
+    checked = 0
+    for step in range(2_000):
+        if d.result() is not None or checked == 8:
+            break
+        if step % 4 == 0:
+            check_bots_blind(d, facts(game_id), shuffle)
+            checked += 1
+        seat = pick.choice(d.to_act())
+        d.move(seat, pick.choice(d.legal(seat)))
+    assert checked >= 4, "too short a game to check the bots"
+
+
+def _players(case: dict[str, Any]) -> int:
+    return len(case["seats"]) if "seats" in case else int(case["players"])

@@ -12,6 +12,7 @@ from tablestate_example import GAME
 
 from service import plugins
 from service.engine import Rng
+from service.engine.bots import BotView
 from service.testing import GameDriver, check_golden, golden_record, golden_replay
 
 
@@ -64,8 +65,8 @@ def test_check_golden_catches_a_bot_that_plays_otherwise(
     monkeypatch.delenv("TABLESTATE_UPDATE_GOLDEN")
     rules = plugins.load().ruleset(GAME.id, set())
 
-    def last_legal(state: Any, seat: int, rng: Rng, rs: Any) -> Any:
-        return GAME.legal_moves(state, seat, rs)[-1]
+    def last_legal(view: BotView[Any], rng: Rng) -> Any:
+        return view.legal[-1]
 
     other = replace(GAME, bot=last_legal)
     with pytest.raises(AssertionError, match="the bot"):

@@ -46,7 +46,8 @@ CREATE = """mutation($g: ID!, $o: JSON, $s: Int, $r: [ID!]) {
     hostToken table { id shuffleCommitment } } }"""
 JOIN = """mutation($t: ID!, $n: String!, $s: Int, $c: String) {
   joinTable(tableId: $t, name: $n, seat: $s, clientSeed: $c) { seat playerToken } }"""
-ADD_BOT = "mutation($t: ID!, $s: Int) { addBot(tableId: $t, seat: $s) { version } }"
+ADD_BOT = """mutation($t: ID!, $s: Int, $l: BotLevel! = NORMAL) {
+  addBot(tableId: $t, seat: $s, level: $l) { version seats { index botLevel } } }"""
 SET_RULE = """mutation($t: ID!, $r: ID!) {
   setHouseRule(tableId: $t, ruleId: $r, enabled: true) { version } }"""
 START = "mutation($t: ID!) { startGame(tableId: $t) { status } }"
@@ -71,11 +72,12 @@ class Server:
 
 
 @contextlib.asynccontextmanager
-async def server() -> AsyncIterator[Server]:
-    """A server of every installed game on a fresh memory store."""
-    store = MemoryStore()
-    async with serve(SETTINGS, registry(), store) as client:
-        yield Server(client, store, TableService(SETTINGS, registry(), store))
+async def server(**settings: Any) -> AsyncIterator[Server]:
+    """A server of every installed game on a fresh memory store (``settings`` over the
+    tests' own)."""
+    store, chosen = MemoryStore(), make_settings(**settings) if settings else SETTINGS
+    async with serve(chosen, registry(), store) as client:
+        yield Server(client, store, TableService(chosen, registry(), store))
 
 
 async def state_selection(c: Client, game_id: str) -> str:
@@ -209,8 +211,10 @@ async def open_table(srv: Server, game_id: str, case: dict[str, Any]) -> Table:
         ]
         assert joined["seat"] == seat
         t.tokens[seat] = joined["playerToken"]
+    level = case.get("bot_level", "NORMAL")
     for seat in case.get("bots", ()):
-        await c.q(ADD_BOT, t.host, t=t.table_id, s=seat)
+        added = (await c.q(ADD_BOT, t.host, t=t.table_id, s=seat, l=level))["addBot"]
+        assert {s["index"]: s["botLevel"] for s in added["seats"]}[seat] == level
     return t
 
 

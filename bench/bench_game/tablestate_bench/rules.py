@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from service.engine import Event, Move, Outcome, Rejected, Result, Rng, RuleSet, SetupContext
+from service.engine.bots import BotView
 
 PLAYED: Final = "number.played"
 
@@ -65,8 +66,8 @@ def result(state: State) -> Result | None:
     return None
 
 
-def bot(state: State, seat: int, rng: Rng, rules: RuleSet) -> Move:
-    return {"play": {"n": len(state.list) % 10}}
+def bot(view: BotView[State], rng: Rng) -> Move:
+    return {"play": {"n": len(view.state.list) % 10}}
 
 
 def encode(state: State) -> dict[str, Any]:

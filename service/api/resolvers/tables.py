@@ -17,6 +17,7 @@ from strawberry.scalars import JSON
 
 from service.api.context import Context
 from service.api.types import (
+    BotLevel,
     CreateTablePayload,
     JoinTablePayload,
     MovePayload,
@@ -110,9 +111,14 @@ async def join_table(
     return JoinTablePayload(table=as_token(loaded, token), seat=index, player_token=token)
 
 
-async def add_bot(info: Info, table_id: strawberry.ID, seat: int | None = None) -> Table:
+async def add_bot(
+    info: Info,
+    table_id: strawberry.ID,
+    seat: int | None = None,
+    level: BotLevel = BotLevel.NORMAL,
+) -> Table:
     ops = info.context.services.tables.operations
-    return await as_caller(info, table_id, lambda c, t: ops.add_bot(c, t, seat))
+    return await as_caller(info, table_id, lambda c, t: ops.add_bot(c, t, seat, level.value))
 
 
 async def leave_table(info: Info, table_id: strawberry.ID) -> Table:
@@ -200,7 +206,7 @@ async def replace_seat(
 BEFORE_MOVES: tuple[tuple[Callable[..., Any], str], ...] = (
     (create_table, "Open a table; the host token is shown once."),
     (join_table, "Take a seat; the seat token is shown once."),
-    (add_bot, "Seat a bot (host only, OPEN only)."),
+    (add_bot, "Seat a bot of a level, NORMAL by default (host only, OPEN only)."),
     (
         leave_table,
         "Leave your seat. OPEN: the seat empties. PLAYING: a bot takes it, at once or after "

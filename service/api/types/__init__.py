@@ -1,7 +1,7 @@
 """The GraphQL types of API.md: thin adapters over the engine's values, by family.
 
 - ``games``: ``Game``, ``HouseRule``, ``Plugin``;
-- ``seats``: ``Seat``, ``SeatKind``, ``GameResult``;
+- ``seats``: ``Seat``, ``SeatKind``, ``BotLevel``, ``GameResult``;
 - ``nodes``: Relay's ``Node`` interface and ``PageInfo``;
 - ``tables``: ``Table``, ``TableEvent``, ``TableStatus`` and their connections;
 - ``viewers``: ``Viewer`` and the signed-in ``User``;
@@ -17,7 +17,7 @@ from service.api.types.payloads import (
     MovePayload,
     RematchPayload,
 )
-from service.api.types.seats import GameResult, Seat, SeatKind
+from service.api.types.seats import BotLevel, GameResult, Seat, SeatKind
 from service.api.types.tables import (
     MAX_EVENTS,
     Table,
@@ -35,6 +35,7 @@ from service.api.types.viewers import User, Viewer
 
 __all__ = [
     "MAX_EVENTS",
+    "BotLevel",
     "CreateTablePayload",
     "Game",
     "GameResult",

@@ -12,6 +12,7 @@ import strawberry
 
 from service.api.types.nodes import NODE_ID, Node
 from service.engine import clock
+from service.engine.bots import level_of
 from service.engine.schema import global_id
 
 
@@ -20,6 +21,16 @@ class SeatKind(enum.Enum):
     EMPTY = "EMPTY"
     HUMAN = "HUMAN"
     BOT = "BOT"
+
+
+@strawberry.enum(
+    description="How well a bot plays (docs/bots.md): EASY half at random, NORMAL the "
+    "game's own bot, STRONG a search over what its seat may know."
+)
+class BotLevel(enum.Enum):
+    EASY = "easy"
+    NORMAL = "normal"
+    STRONG = "strong"
 
 
 @strawberry.type(description="One seat of a table.")
@@ -42,6 +53,10 @@ class Seat(Node):
         default=None, description="When this seat's time runs out (null: not running)."
     )
     timeouts: int = strawberry.field(default=0, description="How often this seat's time ran out.")
+    bot_level: BotLevel | None = strawberry.field(
+        default=None,
+        description="A bot's level (a seat handed to the bot plays NORMAL; null: no bot).",
+    )
     rejoin_by: datetime | None = strawberry.field(
         default=None,
         description="The player left: until then the same token may rejoin, then a bot takes "
@@ -91,6 +106,7 @@ def _seat_of(table: Any, s: Any, score: int | None, now: float, present: Any = N
         deadline=_epoch(s.deadline),
         timeouts=s.timeouts,
         rejoin_by=_epoch(s.rejoin_by),
+        bot_level=BotLevel(level_of(s.bot_level)) if s.kind == "BOT" else None,
         _kind=s.kind,
         _present=present,
     )

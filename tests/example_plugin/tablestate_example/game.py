@@ -14,13 +14,13 @@ from typing import Any, Final
 from service.engine import GameDef, Move, Outcome, Result
 from tablestate_example import hookspecs
 from tablestate_example.apply import apply
-from tablestate_example.bot import bot
+from tablestate_example.bot import bot, standing
 from tablestate_example.legal import legal_moves, to_act
 from tablestate_example.moves import check_move
 from tablestate_example.schema import LuckyDrawMoveInput, LuckyDrawState
 from tablestate_example.setup import setup
 from tablestate_example.state import State, decode, encode
-from tablestate_example.views import view
+from tablestate_example.views import determinize, view
 
 OPTIONS: Final[dict[str, Any]] = {
     "type": "object",
@@ -69,4 +69,6 @@ GAME: Final[GameDef[State]] = GameDef(
     move_input_type=LuckyDrawMoveInput,
     hookspecs=hookspecs,
     undoable=undoable,
+    determinize=determinize,
+    standing=standing,
 )

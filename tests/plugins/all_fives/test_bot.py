@@ -11,6 +11,7 @@ import pytest
 from plugins.all_fives.game import GAME
 from plugins.all_fives.state import BUNCH, DISCARD, GIVE_OR_RUN, PLAY, STAND_OR_BEG
 from service.engine import Rng
+from service.engine.bots import NORMAL, choose
 
 from .support import BUNCH as BUNCH_RULE
 from .support import DISCARD_SIX, PARTNERS, driver
@@ -42,7 +43,7 @@ def _choose(phase, hand, trick=(), trump="S", proposed="S", players=2, rules=())
         proposed=proposed,
         hand_limit=6 if phase == DISCARD else None,
     )
-    move = GAME.bot(state, state.seats[1], Rng(b"bot"), d.rules)
+    move = choose(GAME, state, state.seats[1], NORMAL, Rng(b"bot"), d.rules)
     assert move in GAME.legal_moves(state, state.seats[1], d.rules)
     return move
 

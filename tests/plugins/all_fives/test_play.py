@@ -9,6 +9,7 @@ import random
 from plugins.all_fives.game import GAME
 from plugins.all_fives.testing import FAST
 from service.engine import Rng
+from service.engine.bots import NORMAL, choose
 from service.testing import GameDriver
 
 
@@ -19,7 +20,11 @@ def test_bots_beat_random_play():
         pick, rng = random.Random(k), Rng(b"bot")
         while d.result() is None:
             (seat,) = d.to_act()
-            move = GAME.bot(d.state, seat, rng, d.rules) if seat == 0 else pick.choice(d.legal(1))
+            move = (
+                choose(GAME, d.state, seat, NORMAL, rng, d.rules)
+                if seat == 0
+                else pick.choice(d.legal(1))
+            )
             d.move(seat, move)
         wins += d.result().winners == (0,)
     assert wins >= 18

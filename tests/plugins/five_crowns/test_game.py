@@ -10,6 +10,7 @@ import pytest
 from plugins.five_crowns import rules
 from plugins.five_crowns.game import GAME, OPTIONS
 from plugins.five_crowns.state import TableMeld
+from service.engine.bots import NORMAL, choose
 from service.engine.game import Outcome, Rejected
 from service.engine.options import OptionError, resolve
 from service.testing import FixedRng, MoveRefused
@@ -500,7 +501,7 @@ def test_solo_game():
     assert all(m["place"]["pile"] != 0 for m in moves)
     turns = 0
     while d.result() is None:
-        d.move(0, GAME.bot(d.state, 0, d.rng, d.rules))
+        d.move(0, choose(GAME, d.state, 0, NORMAL, d.rng, d.rules))
         turns += 1
     assert turns <= 28
     result = d.result()
@@ -544,22 +545,22 @@ def test_encode_decode_round_trip_mid_game():
     d = driver(3, (LAY_OFF,), rounds=2)
     for _ in range(10):
         seat = d.to_act()[0]
-        d.move(seat, GAME.bot(d.state, seat, d.rng, d.rules))
+        d.move(seat, choose(GAME, d.state, seat, NORMAL, d.rng, d.rules))
         d.check_roundtrip()
     assert GAME.decode(GAME.encode(d.state)) == d.state
 
 
 def test_bot_goes_out_and_takes_wilds():
     d = start([["5H", "6H", "QS"], ["9C", "9D", "QS"]], "JK", ["KS"])
-    assert GAME.bot(d.state, 1, d.rng, d.rules) == draw("DISCARD")
+    assert choose(GAME, d.state, 1, NORMAL, d.rng, d.rules) == draw("DISCARD")
     d.move(1, draw("DISCARD"))
-    move = GAME.bot(d.state, 1, d.rng, d.rules)
+    move = choose(GAME, d.state, 1, NORMAL, d.rng, d.rules)
     assert move == go_out([["5H", "6H", "JK"]], "QS") and move in d.legal(1)
 
 
 def test_bot_leaves_a_discard_it_would_throw_back():
     d = start([["5H", "6H", "7H"], ["9C", "9D", "QS"]], "KD", ["KS"])
-    assert GAME.bot(d.state, 1, d.rng, d.rules) == draw("STOCK")
+    assert choose(GAME, d.state, 1, NORMAL, d.rng, d.rules) == draw("STOCK")
 
 
 def test_house_rule_definitions():

@@ -15,6 +15,7 @@ from strawberry.utils.str_converters import to_camel_case
 from plugins.five_crowns import schema as fc_schema
 from plugins.five_crowns.game import GAME
 from plugins.five_crowns.schema import FiveCrownsMoveInput, FiveCrownsState
+from service.engine.bots import NORMAL, choose
 from service.engine.schema import from_view
 
 from .support import LAY_OFF, driver
@@ -111,7 +112,7 @@ def _views_and_moves(players: Any, enabled: tuple[str, ...], steps: int, **opts:
             break
         seat = d.to_act()[0]
         yield d, seat
-        d.move(seat, GAME.bot(d.state, seat, d.rng, d.rules))
+        d.move(seat, choose(GAME, d.state, seat, NORMAL, d.rng, d.rules))
     yield d, None
 
 

@@ -33,6 +33,7 @@ def test_leaving_without_grace_hands_the_seat_to_a_bot_at_once():
     assert not isinstance(out, Rejected)
     table, events = out
     assert table.seats[1].kind == eng.BOT and table.seats[1].token_hash is None
+    assert table.seats[1].bot_level is None, "a seat handed to the bot plays normal"
     assert [e.type for e in events] == ["seat.left", "seat.bot_took_over"]
 
 

@@ -9,6 +9,7 @@ from tablestate_example import GAME
 
 from service.engine import Rejected, opening
 from service.engine import table as eng
+from service.engine.bots import level_of
 from service.plugins import load
 
 REG = load()
@@ -149,3 +150,18 @@ def test_moves_before_start_and_shape_errors():
     assert eng.check_move(started, GAME, state, 0, {"fly": True}).code == "BAD_INPUT"  # type: ignore[union-attr]
     assert eng.check_move(started, GAME, state, 1, {"draw": True}).code == "NOT_YOUR_TURN"  # type: ignore[union-attr]
     assert eng.check_move(started, GAME, state, 0, {"draw": True}) is None
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "strong"])
+def test_a_bot_keeps_its_level_in_the_record_and_older_records_read_as_normal(level: str):
+    out = opening.add_bot(_new(), seat=1, now="x", level=level)
+    assert not isinstance(out, Rejected)
+    stored = eng.Table.decode(out[0].encode(), 1)
+    assert level_of(stored.seats[1].bot_level) == level
+    # normal is left out of the record, as records from before levels have it
+    assert ("bot_level" in out[0].encode()) == (level != "normal")
+
+
+def test_an_unknown_bot_level_is_bad_input():
+    out = opening.add_bot(_new(), seat=1, now="x", level="grandmaster")
+    assert isinstance(out, Rejected) and out.code == "BAD_INPUT"

@@ -1,0 +1,196 @@
+"""Bots that decide from what their seat may know, at three levels.
+
+A bot never sees the table's state. The core hands it a ``BotView``: its seat, the rules,
+and a full state drawn from the seat's *information set* by the game's ``determinize``:
+its own hand and everything public kept, every part hidden from it (other hands, the
+stock, face-down cards) redrawn from what it has not seen. Such a state holds nothing of
+the true hidden parts, so a bot cannot peek however it is written; the conformance test
+checks that a game's ``determinize`` gives the same state whatever the hidden parts hold.
+
+Levels (``addBot(level:)``):
+
+- ``easy``: half of its moves are the game's own bot's (by the table's generator), the
+  others a legal move drawn at random.
+- ``normal``: the game's own bot (``GameDef.bot``), a heuristic. The default, and what a
+  seat whose time runs out plays.
+- ``strong``: determinized flat Monte Carlo, the same for every game with ``determinize``:
+  for each of ``iterations // moves`` fresh draws of the hidden parts, every move it weighs
+  (all legal moves, or at most ``Budget.moves`` and no more than the iterations: the game's
+  own bot's choice and others drawn) is played and followed by ``GameDef.bot_depth`` moves
+  of the game's own bot in every seat (the same draw and the same chance for every move,
+  so they are compared on equal terms), then scored by ``GameDef.standing``; the move with
+  the best total wins (ties: the first listed). With an iteration budget it is
+  deterministic; ``time_ms`` caps a move's thinking and, when reached, stops after the
+  draw in hand (so it may change the choice: tests and replays rely on the iteration
+  budget alone, with a cap they never reach).
+
+Every draw comes from generators forked off the one the core hands in (the table's, at the
+version moved at), so a bot's move is as reproducible as the deal.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Final, Generic, TypeVar
+
+from service.engine.game import GameDef, Move, Outcome
+from service.engine.rng import Rng
+from service.engine.ruleset import RuleSet
+
+S = TypeVar("S")
+
+EASY: Final = "easy"
+NORMAL: Final = "normal"
+STRONG: Final = "strong"
+LEVELS: Final = (EASY, NORMAL, STRONG)
+
+
+@dataclass(frozen=True)
+class BotView(Generic[S]):
+    """What a bot may know when it is to move.
+
+    Args:
+        seat: the bot's seat.
+        state: a full state drawn from the seat's information set (``GameDef.determinize``):
+            what the seat sees is as it is, every hidden part is a guess.
+        rules: the table's rule set.
+        game: the game (for its ``view`` and ``legal_moves``).
+    """
+
+    seat: int
+    state: S
+    rules: RuleSet
+    game: GameDef[S] = field(repr=False)
+
+    @cached_property
+    def view(self) -> Mapping[str, Any]:
+        """The game's view for the seat: what a frontend of that seat shows."""
+        return self.game.view(self.state, self.seat)
+
+    @cached_property
+    def legal(self) -> tuple[Move, ...]:
+        """The seat's legal moves now (they depend only on what it sees)."""
+        return tuple(self.game.legal_moves(self.state, self.seat, self.rules))
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """What a strong bot may spend on one move.
+
+    Args:
+        iterations: playouts per move, over the moves it weighs (at least one each).
+        time_ms: a cap on thinking time (None or 0: none); see the module's docstring.
+        moves: the most moves it weighs (and no more than ``iterations``): the game's own
+            bot's choice and others of the legal moves drawn at random (a turn of Five by
+            Five may have hundreds).
+    """
+
+    iterations: int = 96
+    time_ms: float | None = None
+    moves: int = 12
+
+
+def view_for(game: GameDef[S], state: S, seat: int, rules: RuleSet, rng: Rng) -> BotView[S]:
+    """The view a bot in ``seat`` decides from: its information set, drawn once."""
+    return BotView(seat, game.determinize(state, seat, rng.fork(b"view")), rules, game)
+
+
+def random_move(view: BotView[Any], rng: Rng) -> Move:
+    """A legal move drawn at random (the bench's baseline)."""
+    return rng.choice(view.legal)
+
+
+def easy(view: BotView[S], rng: Rng) -> Move:
+    """The game's bot half of the time, else a random legal move."""
+    if rng.randint(0, 1):
+        return random_move(view, rng)
+    return view.game.bot(view, rng)
+
+
+def playout(game: GameDef[S], state: S, seat: int, rules: RuleSet, rng: Rng, depth: int) -> float:
+    """How ``seat`` stands after ``depth`` moves of the game's bot in every seat."""
+    for _ in range(depth):
+        if game.result(state) is not None:
+            break
+        acting = game.to_act(state)
+        mover = acting[0]
+        move = game.bot(BotView(mover, state, rules, game), rng)
+        out = game.apply(state, mover, move, rng, rules)
+        if not isinstance(out, Outcome):  # a bot that errs ends its playout where it stands
+            break
+        state = out.state
+    return standing(game, state, seat, rules)
+
+
+def standing(game: GameDef[S], state: S, seat: int, rules: RuleSet) -> float:
+    """``GameDef.standing``, or by the result: a win 1 (shared: split), a loss 0, else 0.5."""
+    if game.standing is not None:
+        return game.standing(state, seat, rules)
+    result = game.result(state)
+    if result is None or not result.winners:
+        return 0.5
+    return 1.0 / len(result.winners) if seat in result.winners else 0.0
+
+
+def strong(
+    view: BotView[S], rng: Rng, budget: Budget, clock: Callable[[], float] = time.perf_counter
+) -> Move:
+    """Determinized flat Monte Carlo over the view's legal moves (module docstring)."""
+    most = max(1, min(budget.moves, budget.iterations))  # never more playouts than budgeted
+    game, moves = view.game, candidates(view, rng, most)
+    if len(moves) == 1:
+        return moves[0]
+    totals = [0.0] * len(moves)
+    rounds = max(1, budget.iterations // len(moves))
+    stop = clock() + budget.time_ms / 1000 if budget.time_ms else None
+    for i in range(rounds):
+        sample = game.determinize(view.state, view.seat, rng.fork(b"draw%d" % i))
+        for j, move in enumerate(moves):
+            chance = rng.fork(b"chance%d" % i)
+            out = game.apply(sample, view.seat, move, chance, view.rules)
+            if not isinstance(out, Outcome):
+                totals[j] = float("-inf")
+                continue
+            totals[j] += playout(game, out.state, view.seat, view.rules, chance, game.bot_depth)
+        if stop is not None and clock() >= stop:
+            break
+    return moves[max(range(len(moves)), key=lambda j: (totals[j], -j))]
+
+
+def candidates(view: BotView[S], rng: Rng, most: int) -> tuple[Move, ...]:
+    """The moves a strong bot weighs: all legal ones, or at most ``most`` of them: the game's
+    own bot's choice first, then others drawn at random, in the order they are listed."""
+    moves = view.legal
+    if len(moves) <= most:
+        return moves
+    own = view.game.bot(view, rng.fork(b"own"))
+    others = [m for m in moves if m != own]
+    picked = rng.fork(b"pick").shuffle(range(len(others)))[: max(most - 1, 0)]
+    return (own, *(others[i] for i in sorted(picked)))
+
+
+def choose(
+    game: GameDef[S],
+    state: S,
+    seat: int,
+    level: str,
+    rng: Rng,
+    rules: RuleSet,
+    budget: Budget | None = None,
+) -> Move:
+    """The move of a bot of ``level`` in ``seat``, decided from its information set only:
+    the bot is handed ``view_for``'s view, never ``state``."""
+    view = view_for(game, state, seat, rules, rng)
+    if level == EASY:
+        return easy(view, rng)
+    if level == STRONG:
+        return strong(view, rng, budget or Budget())
+    return game.bot(view, rng)
+
+
+def level_of(name: str | None) -> str:
+    """A stored level (None: an older record, a normal bot)."""
+    return name if name in LEVELS else NORMAL
