@@ -23,6 +23,7 @@ from typing import Any, Final, Protocol
 
 from service.engine.rights import redact
 from service.errors import ApiError
+from service.mailbox import Mailbox
 from service.metrics import Metrics
 from service.store.base import (
     BadCursor,
@@ -72,7 +73,7 @@ _SLOW: Final = object()
 class Queued(Protocol):
     """A subscriber with a bounded queue: the hub's and the lobby's."""
 
-    queue: asyncio.Queue[Any]
+    queue: Mailbox[Any]
     slow: bool
 
 
@@ -105,7 +106,7 @@ _ANY: Final = (1 << 62, 0)  # an announcement without a usable cursor: past ever
 
 @dataclass(eq=False)
 class _Subscriber:
-    queue: asyncio.Queue[Any]
+    queue: Mailbox[Any]
     slow: bool = False
     seat: int | None = None  # the seat it watches as, if any (its own events come first)
     follows: bool = False  # it asks its rights at every event: it needs the table
@@ -285,7 +286,7 @@ class Hub:
             ApiError: ``BAD_INPUT`` for a bad cursor, ``SLOW_CONSUMER`` when this subscriber
             fell too far behind, ``UNAVAILABLE`` when the store is away.
         """
-        sub = _Subscriber(asyncio.Queue(self.queue_size), seat=seat, follows=follows)
+        sub = _Subscriber(Mailbox(self.queue_size), seat=seat, follows=follows)
         delivered = self.metrics.child("tablestate_events_delivered_total")
         feed: _Feed | None = None
         self._subscribers += 1

@@ -22,6 +22,7 @@ from typing import Any
 
 from service.errors import ApiError
 from service.hub import offer, unless_slow
+from service.mailbox import Mailbox
 from service.store.base import StateStore, StoreUnavailable
 
 log = logging.getLogger("tablestate.lobby")
@@ -34,7 +35,7 @@ class Listening:
     """One lobby subscriber's queue of notices (dicts), for one game or all."""
 
     game_id: str | None
-    queue: asyncio.Queue[Any]
+    queue: Mailbox[Any]
     slow: bool = field(default=False)
 
     async def next(self) -> dict[str, Any]:
@@ -75,7 +76,7 @@ class LobbyHub:
     async def listen(self, game_id: str | None) -> AsyncIterator[Listening]:
         """Notices from now on, while the block runs (raises ``ApiError`` UNAVAILABLE when
         the store cannot be watched)."""
-        sub = Listening(game_id, asyncio.Queue(self.queue_size))
+        sub = Listening(game_id, Mailbox(self.queue_size))
         self._listening.add(sub)
         try:
             async with self._lock:

@@ -30,23 +30,33 @@ from typing import Any, Final
 
 from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
 from uvicorn.config import Config
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
+from websockets.exceptions import InvalidState
 from websockets.frames import Frame
 
 from service.config import Settings
+from service.mailbox import Mailbox
 from service.ratelimit import Budget
 
 PING_INTERVAL: Final = 20.0  # seconds between the server's pings; as long for the answer
 CLOSE_TOO_MANY_PINGS: Final = 1008  # policy violation
 FEED: Final = 1024  # bytes given to the frame parser at a time (a message is mostly less)
 CLOSING_READ: Final = 16 * 1024  # read at most this after the server's close frame
+HELD: Final = 64 * 1024  # bytes of frames held for one write; more leave at once
 
 
 class BudgetedWebSockets(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol on websockets' Sans-I/O implementation, with the ping
     and pong frames of each connection bounded: past its budget the connection is closed,
-    as a server closes a client that floods it with control frames."""
+    as a server closes a client that floods it with control frames.
+
+    The messages sent to one connection in the same turn of the event loop leave in one
+    write (a move's answer and its events: one system call, not three): a message is framed
+    at once, in order with every other frame of the connection, and written at the end of
+    the turn, or at once past ``HELD`` bytes, so the transport's flow control still holds
+    back a sender that outruns its reader."""
 
     def __init__(
         self,
@@ -59,9 +69,11 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         ping_burst: int,
     ) -> None:
         super().__init__(config, server_state, app_state, _loop)
+        self.queue = Mailbox()  # type: ignore[assignment]  # what uvicorn's receive takes from it
         self.pings = Budget(ping_rate, ping_burst)
         self._unparsed = b""  # read, not yet parsed
         self._read_after_close = 0
+        self._held = -1  # bytes of messages framed, not yet written (-1: no write due)
 
     def data_received(self, data: bytes) -> None:
         self._unparsed += data
@@ -90,9 +102,59 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         return message
 
     async def send(self, message: ASGISendEvent) -> None:
-        await super().send(message)
+        if message["type"] != "websocket.send" or not self._open():
+            self._write()  # what is held goes first
+            await super().send(message)
+            if message["type"] == "websocket.accept" and self.handshake_complete:
+                self._let_go_of_the_handshake()
+        else:
+            await self.writable.wait()
+            if not self._open():  # closed while it waited: as uvicorn answers that
+                await super().send(message)
+                return
+            data = message.get("bytes")
+            text = message.get("text")
+            try:
+                if data is not None:
+                    self.conn.send_binary(data)
+                elif text is not None:
+                    data = text.encode()
+                    self.conn.send_text(data)
+            except InvalidState:
+                raise ClientDisconnected() from None
+            if self._held < 0:
+                self._held = 0
+                self.loop.call_soon(self._write)
+            self._held += len(data or b"")
+            if self._held > HELD:
+                self._write()
         if message["type"] == "websocket.close" and self._unparsed:
             self._feed()  # the client's close reply may be in what waits
+
+    def _let_go_of_the_handshake(self) -> None:
+        """The handshake is answered: what only it needed goes (a few KB a connection). The
+        request's headers are emptied in place, as websockets' parser keeps the request in
+        its frame for the connection's life; the app has its own copy in the scope."""
+        self.request.headers.clear()
+        self.request = self.response = None  # type: ignore[assignment]
+
+    def _open(self) -> bool:
+        """Whether messages may be framed now: the handshake done, no close sent."""
+        return (
+            self.handshake_complete
+            and not self.close_sent
+            and not self.disconnected
+            and self.initial_response is None
+        )
+
+    def _write(self) -> None:
+        """Write the frames held (once a turn; or sooner, past ``HELD`` bytes)."""
+        if self._held < 0:
+            return
+        self._held = -1
+        output = self.conn.data_to_send()
+        if output and not self.transport.is_closing():
+            self.transport.write(b"".join(output))
 
     def handle_ping(self) -> None:
         if self._spend():

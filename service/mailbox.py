@@ -1,0 +1,80 @@
+"""A FIFO queue for the many that wait idle: a subscription, a WebSocket's received messages.
+
+``asyncio.Queue`` holds three deques and an ``asyncio.Event`` from the start, about 3 KB
+each; a server with thousands of idle subscribers holds thousands of them. ``Mailbox``
+offers what those callers use (``put_nowait``, ``get``, ``get_nowait``, ``empty``,
+``qsize``, with the same ``QueueFull``/``QueueEmpty`` and the same order) and holds a deque
+only while items wait and a future only while a getter does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Mailbox(Generic[T]):
+    """A FIFO queue, bounded by ``maxsize`` (0: unbounded), for one loop's coroutines."""
+
+    __slots__ = ("_items", "_waiters", "maxsize")
+
+    def __init__(self, maxsize: int = 0) -> None:
+        self.maxsize = maxsize
+        self._items: collections.deque[T] | None = None
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def qsize(self) -> int:
+        return len(self._items) if self._items else 0
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def put_nowait(self, item: T) -> None:
+        """Add ``item`` at the end; ``asyncio.QueueFull`` when ``maxsize`` items wait."""
+        if self._items is None:
+            self._items = collections.deque()
+        elif 0 < self.maxsize <= len(self._items):
+            raise asyncio.QueueFull
+        self._items.append(item)
+        self._wake()
+
+    def get_nowait(self) -> T:
+        """The first item; ``asyncio.QueueEmpty`` when none waits."""
+        items = self._items
+        if not items:
+            raise asyncio.QueueEmpty
+        item = items.popleft()
+        if not items:
+            self._items = None
+        return item
+
+    async def get(self) -> T:
+        """The first item, once there is one."""
+        while not self._items:
+            waiter = asyncio.get_running_loop().create_future()
+            if self._waiters is None:
+                self._waiters = []
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            except BaseException:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+                elif self._items:
+                    self._wake()  # it was woken for an item it will not take: the next one
+                raise
+        return self.get_nowait()
+
+    def _wake(self) -> None:
+        """Wake the first getter still waiting."""
+        waiters = self._waiters
+        while waiters:
+            waiter = waiters.pop(0)
+            if not waiter.done():
+                waiter.set_result(None)
+                break
+        if not waiters:
+            self._waiters = None
