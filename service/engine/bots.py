@@ -31,12 +31,11 @@ version moved at), so a bot's move is as reproducible as the deal.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any, Final, Generic, TypeVar
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
 
-from service.engine.game import GameDef, Move, Outcome
+from service.engine.game import BotView, GameDef, Move, Outcome
 from service.engine.rng import Rng
 from service.engine.ruleset import RuleSet
 
@@ -46,34 +45,6 @@ EASY: Final = "easy"
 NORMAL: Final = "normal"
 STRONG: Final = "strong"
 LEVELS: Final = (EASY, NORMAL, STRONG)
-
-
-@dataclass(frozen=True)
-class BotView(Generic[S]):
-    """What a bot may know when it is to move.
-
-    Args:
-        seat: the bot's seat.
-        state: a full state drawn from the seat's information set (``GameDef.determinize``):
-            what the seat sees is as it is, every hidden part is a guess.
-        rules: the table's rule set.
-        game: the game (for its ``view`` and ``legal_moves``).
-    """
-
-    seat: int
-    state: S
-    rules: RuleSet
-    game: GameDef[S] = field(repr=False)
-
-    @cached_property
-    def view(self) -> Mapping[str, Any]:
-        """The game's view for the seat: what a frontend of that seat shows."""
-        return self.game.view(self.state, self.seat)
-
-    @cached_property
-    def legal(self) -> tuple[Move, ...]:
-        """The seat's legal moves now (they depend only on what it sees)."""
-        return tuple(self.game.legal_moves(self.state, self.seat, self.rules))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
-    from service.engine.bots import BotView
     from service.engine.rng import Rng
     from service.engine.ruleset import RuleSet
 
@@ -219,3 +219,31 @@ class HouseRuleDef:
     conflicts_with: tuple[str, ...] = ()
     min_players: int | None = None
     max_players: int | None = None
+
+
+@dataclass(frozen=True)
+class BotView(Generic[S]):
+    """What a bot may know when it is to move.
+
+    Args:
+        seat: the bot's seat.
+        state: a full state drawn from the seat's information set (``GameDef.determinize``):
+            what the seat sees is as it is, every hidden part is a guess.
+        rules: the table's rule set.
+        game: the game (for its ``view`` and ``legal_moves``).
+    """
+
+    seat: int
+    state: S
+    rules: RuleSet
+    game: GameDef[S] = field(repr=False)
+
+    @cached_property
+    def view(self) -> Mapping[str, Any]:
+        """The game's view for the seat: what a frontend of that seat shows."""
+        return self.game.view(self.state, self.seat)
+
+    @cached_property
+    def legal(self) -> tuple[Move, ...]:
+        """The seat's legal moves now (they depend only on what it sees)."""
+        return tuple(self.game.legal_moves(self.state, self.seat, self.rules))

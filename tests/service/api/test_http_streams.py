@@ -150,17 +150,18 @@ async def test_a_reader_that_stops_reading_its_stream_gets_slow_consumer(registr
         )
         sock.sendall(head.encode() + body)
         await c.q(START, host, t=tid)  # four bots play the whole game at once
-        for _ in range(200):
-            status = (await c.q("query($t: ID!) { table(id: $t) { status } }", t=tid))["table"]
-            if status["status"] == "FINISHED":
-                break
+        # until the stream's queue overflows (however long the bots take on a busy machine)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60
+        while "tablestate_slow_consumers_total 1.0" not in (await c.http.get("/metrics")).text:
+            assert loop.time() < deadline, "the stream's queue never overflowed"
             await asyncio.sleep(0.05)
         # the reader now reads (with room to): what was buffered, then the refusal
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 * 1024 * 1024)
         sock.setblocking(False)
-        loop = asyncio.get_running_loop()
         received = b""
         while b"event: complete" not in received:
+            assert loop.time() < deadline + 30, "the stream never completed"  # heartbeats flow
             chunk = await asyncio.wait_for(loop.sock_recv(sock, 1 << 20), 20)
             assert chunk, "the stream ended without completing"
             received += chunk
