@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from service.engine import table as eng
-from service.engine.bots import NORMAL, Budget, choose, level_of
+from service.engine.bots import NORMAL, STRONG, Budget, choose, level_of
 from service.engine.game import Rejected
 from service.engine.rng import Rng
 from service.errors import ApiError
@@ -152,8 +152,11 @@ class Bots(Collaborator):
                 return
             seat = seats[0]
             level = level_of(loaded.table.seats[seat].bot_level)
-            loop = asyncio.get_running_loop()
-            move = await loop.run_in_executor(self._pool, self.move_for, loaded, seat, level)
+            if level == STRONG:  # a search: off the event loop, within its budget
+                loop = asyncio.get_running_loop()
+                move = await loop.run_in_executor(self._pool, self.move_for, loaded, seat, level)
+            else:  # a heuristic of well under a millisecond: a thread hop would cost more
+                move = self.move_for(loaded, seat, level)
             entry = json.dumps({"seat": seat, "move": move})
 
             def step(cur: Loaded, _held: Any) -> Change | Rejected:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from support.lucky import ADD_BOT, START
 from support.lucky import CREATE as LUCKY_CREATE
-from support.server import Client, make_settings, serve, ws_init, ws_next
+from support.server import Client, make_settings, overflowed, serve, subscribed, ws_init, ws_next
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
@@ -351,6 +351,7 @@ async def test_a_reader_that_stops_reading(registry):
             await ws_init(slow)
             sub = {"query": HEAVY, "variables": {"t": tid}}
             await slow.send(json.dumps({"id": "1", "type": "subscribe", "payload": sub}))
+            await subscribed(c)
 
             async def attack(stop: asyncio.Event) -> None:
                 await c.q(START, host, t=tid)  # four bots play the whole game at once
@@ -359,6 +360,7 @@ async def test_a_reader_that_stops_reading(registry):
             await under_attack(
                 c, "a reader that stops reading", attack, seconds=2.0, query=TABLE, t=tid
             )
+            await overflowed(c)
             raw = slow.transport.get_extra_info("socket")
             raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 * 1024 * 1024)
             while True:

@@ -120,3 +120,22 @@ async def ws_next(conn: ClientConnection, timeout: float = 5) -> dict[str, Any]:
         if msg.get("type") in ("ka", "ping", "pong"):
             continue
         return msg  # type: ignore[no-any-return]
+
+
+async def subscribed(c: Client) -> None:
+    """Until the server counts the subscription: from then on every event of the table is
+    queued for it (a subscription still replaying the log would take the game from there)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 20
+    while "tablestate_subscribers 1.0" not in (await c.http.get("/metrics")).text:
+        assert loop.time() < deadline, "the subscription never started"
+        await asyncio.sleep(0.02)
+
+
+async def overflowed(c: Client) -> None:
+    """Until a subscriber's queue has overflowed (however long the bots take)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while "tablestate_slow_consumers_total 1.0" not in (await c.http.get("/metrics")).text:
+        assert loop.time() < deadline, "the subscriber's queue never overflowed"
+        await asyncio.sleep(0.05)
