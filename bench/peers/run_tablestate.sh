@@ -13,6 +13,9 @@
 #   PORT, REDIS_PORT  default: free ports
 #   LOADGEN_ARGS  extra loadgen flags for a quick try only (e.g. "--moves 50 --spectators 10")
 #   QUIET_WAIT  "90 20" (max seconds, busy % threshold of lib/wait_quiet.sh)
+#   REDIS_ACK   TABLESTATE_REDIS_ACK of the server (default primary). With `replica`, a second
+#               redis-server (the same persistence) replicates the first, and every commit waits
+#               for it (WAIT 1); its CPU is summed with the server's too.
 # Per (repetition, transport, phase): wait for a quiet machine (lib/wait_quiet.sh 90 20), a
 # fresh redis-server (appendonly yes, appendfsync everysec, no RDB snapshots, in a temp dir)
 # and a fresh `tablestate serve` (REDIS_URL, TABLESTATE_SECRET, a key prefix), the loadgen under
@@ -40,7 +43,8 @@ command -v redis-server >/dev/null || { echo "redis-server is missing (apt-get i
 if [ ! -d "$HERE/node_modules/graphql-ws" ]; then npm ci --prefix "$HERE" --no-audit --no-fund >&2; fi
 
 WORK=$(mktemp -d /tmp/tsbench.XXXXXX)
-SPID=""; RPID=""
+REDIS_ACK="${REDIS_ACK:-primary}"
+SPID=""; RPID=""; XPID=""
 stop_pid() {  # TERM, up to 15 s, then KILL
   local pid="$1"
   [ -n "$pid" ] || return 0
@@ -49,7 +53,7 @@ stop_pid() {  # TERM, up to 15 s, then KILL
   kill -9 "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
-cleanup() { stop_pid "$SPID"; stop_pid "$RPID"; rm -rf "$WORK"; }
+cleanup() { stop_pid "$SPID"; stop_pid "$XPID"; stop_pid "$RPID"; rm -rf "$WORK"; }
 trap cleanup EXIT
 
 # The benchmark game, installed with pip into a folder only the benchmarked server sees.
@@ -80,30 +84,44 @@ for rep in $(seq 1 "$REPEATS"); do
       RPID=$!
       for _ in $(seq 1 100); do redis-cli -p "$RP" ping >/dev/null 2>&1 && break; sleep 0.1; done
       redis-cli -p "$RP" ping >/dev/null 2>&1 || { echo "redis-server failed to start" >&2; cat "$RUN/redis.log" >&2; exit 1; }
+      PIDS="$RPID"
+      if [ "$REDIS_ACK" = replica ]; then
+        XP=$(free_port); mkdir -p "$RUN/replica"
+        redis-server --port "$XP" --bind 127.0.0.1 --dir "$RUN/replica" --appendonly yes \
+          --appendfsync everysec --save '' --replicaof 127.0.0.1 "$RP" >"$RUN/replica.log" 2>&1 &
+        XPID=$!; PIDS="$RPID,$XPID"
+        for _ in $(seq 1 100); do
+          redis-cli -p "$XP" info replication 2>/dev/null | grep -q 'master_link_status:up' && break; sleep 0.1
+        done
+        redis-cli -p "$XP" info replication 2>/dev/null | grep -q 'master_link_status:up' \
+          || { echo "the replica did not follow" >&2; cat "$RUN/replica.log" >&2; exit 1; }
+      fi
       # The checkout this script lives in is the code measured (before any installed copy).
       PYTHONPATH="$WORK/site:$ROOT" REDIS_URL="redis://127.0.0.1:$RP/0" TABLESTATE_SECRET="bench-secret-$RANDOM$RANDOM" \
         TABLESTATE_REDIS_PREFIX="bench:" TABLESTATE_LOG_LEVEL="$LOG_LEVEL" \
-        tablestate serve --host 127.0.0.1 --port "$P" --workers "$WORKERS" >"$RUN/serve.log" 2>&1 &
+        TABLESTATE_REDIS_ACK="$REDIS_ACK" tablestate serve --host 127.0.0.1 --port "$P" --workers "$WORKERS" >"$RUN/serve.log" 2>&1 &
       SPID=$!
       for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$P/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
       curl -sf "http://127.0.0.1:$P/readyz" >/dev/null 2>&1 || { echo "tablestate serve failed to start" >&2; cat "$RUN/serve.log" >&2; exit 1; }
       SAMPLES=()
       [ -n "${SAMPLES_DIR:-}" ] && SAMPLES=(--samples-out "$SAMPLES_DIR/tablestate_${tr}_${ph}_$(date +%s)_${rep}.json")
       set +e
-      RES=$(timeout 240 node "$HERE/tablestate/loadgen.js" "$ph" --port "$P" --transport "$tr" \
-        --server-pids "$SPID,$RPID" "${SAMPLES[@]}" ${LOADGEN_ARGS:-})
+      RES=$(REDIS_ACK="$REDIS_ACK" timeout 240 node "$HERE/tablestate/loadgen.js" "$ph" --port "$P" --transport "$tr" \
+        --server-pids "$SPID,$PIDS" "${SAMPLES[@]}" ${LOADGEN_ARGS:-})
       RC=$?
       set -e
       stop_pid "$SPID"; SPID=""
+      stop_pid "$XPID"; XPID=""
       stop_pid "$RPID"; RPID=""
       NAME="tablestate ($tr moves)"
+      [ "$REDIS_ACK" = primary ] || NAME="tablestate ($tr moves, ack $REDIS_ACK)"
       if [ $RC -ne 0 ]; then
         echo "{\"server\":\"$NAME\",\"phase\":\"$ph\",\"rep\":$rep,\"error\":\"loadgen rc=$RC\"}" | tee -a "$OUT" "$THIS_RUN"
         tail -5 "$RUN/serve.log" >&2
         continue
       fi
       echo "${RES%\}},\"rep\":$rep,\"workers\":$WORKERS,\"commit\":\"$VERSION\",\"uncommitted\":\"$CHANGES\",\"pre_run_busy_pct\":$Q}" | tee -a "$OUT" "$THIS_RUN"
-      rm -rf "$RUN/redis"
+      rm -rf "$RUN/redis" "$RUN/replica"
       sleep 1
     done
   done
