@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from service import tracing
@@ -128,8 +129,13 @@ def new_events(events: Sequence[Event], at: str) -> list[NewEvent]:
 
 def created_at(table: eng.Table) -> float:
     """When the table was created, in epoch seconds (listings are newest first)."""
+    return _epoch(table.created_at)
+
+
+@lru_cache(maxsize=4096)  # a table's creation time is read at every commit, and never changes
+def _epoch(stamp: str) -> float:
     try:
-        return datetime.fromisoformat(table.created_at.replace("Z", "+00:00")).timestamp()
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return 0.0
 

@@ -94,6 +94,8 @@ class UserIndex(Collaborator):
 
     async def note(self, table: eng.Table, users: frozenset[str]) -> None:
         """Note ``table`` among each of ``users``' tables."""
+        if not users:  # most commits: no signed-in user comes or goes
+            return
         at = created_at(table)
         for user in sorted(users):
             try:
