@@ -50,7 +50,10 @@ def parse_global_id(text: str) -> tuple[str, list[str]] | None:
 
 
 def _own_id(self: Any) -> strawberry.ID:
-    return strawberry.ID(self.__dict__.get(_KEY) or global_id(type(self).__name__))
+    key, path = self.__dict__.get(_KEY) or ("", "")
+    if not key:
+        return strawberry.ID(global_id(type(self).__name__))
+    return strawberry.ID(global_id(type(self).__name__, key, path) if path else key)
 
 
 def _id_field(owner: type, text: str) -> StrawberryField:
@@ -161,6 +164,6 @@ def from_view(cls: type, view: Mapping[str, Any], key: str = "", path: str = "")
         inner = f"{path}.{name}" if path else name
         kwargs[f.python_name] = _build(f.type, view.get(name), key, inner)
     found = cls(**kwargs)
-    if key:
-        found.__dict__[_KEY] = global_id(cls.__name__, key, path) if path else key
+    if key:  # the id itself is made only if it is asked for (``_own_id``)
+        found.__dict__[_KEY] = (key, path)
     return found
