@@ -175,12 +175,35 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
+class App(Starlette):
+    """Starlette, with a WebSocket to ``/graphql`` handed straight to the GraphQL endpoint.
+
+    Nothing on the way does anything for such a socket (the middleware of ``create_app``
+    only serves HTTP, Starlette's exception middleware only answers its own exceptions,
+    which the endpoint never raises, and the router would pick the same endpoint), yet each
+    of those layers kept a coroutine frame alive for the socket's life: some 3 KB a
+    connection. Every other scope, and a WebSocket to any other path, takes the stack."""
+
+    graphql: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            self.graphql is not None
+            and scope["type"] == "websocket"
+            and scope["path"] == scope.get("root_path", "") + "/graphql"
+        ):
+            scope["app"] = self
+            await self.graphql(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
 def create_app(
     settings: Settings | None = None,
     registry: plugins.Registry | None = None,
     store: StateStore | None = None,
     clock: Callable[[], float] = time.time,
-) -> Starlette:
+) -> App:
     """The service as an ASGI app. Missing parts come from the settings (environment);
     ``clock`` (epoch seconds) drives turn clocks and grace periods (tests set it)."""
     settings = settings or Settings.from_env()
@@ -245,7 +268,8 @@ def create_app(
     site = web_dir(settings)
     if site is not None:
         routes.append(Mount("/", app=StaticFiles(directory=site, html=True), name="web"))
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = App(routes=routes, lifespan=lifespan)
+    app.graphql = graphql
     app.add_middleware(BodyLimit, limit=settings.max_body)
     # Browsers on the allowed origins may call the API with a token (no cookies are used).
     app.add_middleware(

@@ -308,16 +308,20 @@ class Hub:
                 for event in batch:
                     seen, cursor = cursor_key(event.cursor), event.cursor
                     yield Delivery(event), _table(feed, follows)
+                    del event
                 if len(batch) < FETCH_BATCH:
                     break
+            # An idle subscriber holds none of its replay (its own copies of the events,
+            # and what was rendered of them): a few KB each.
+            del batch
             while True:
                 item = unless_slow(await sub.queue.get())
                 key = cursor_key(item.event.cursor)
-                if seen is not None and key <= seen:
-                    continue
-                seen = key
-                delivered.inc()
-                yield item, _table(feed, follows)
+                if seen is None or key > seen:
+                    seen = key
+                    delivered.inc()
+                    yield item, _table(feed, follows)
+                del item
         except BadCursor as exc:
             raise ApiError("BAD_INPUT", str(exc)) from exc
         except StoreUnavailable as exc:

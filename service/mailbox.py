@@ -1,4 +1,5 @@
-"""A FIFO queue for the many that wait idle: a subscription, a WebSocket's received messages.
+"""A FIFO queue and a flag for the many that wait idle: a subscription, a WebSocket's received
+messages, a WebSocket's writes.
 
 ``asyncio.Queue`` holds three deques and an ``asyncio.Event`` from the start, about 3 KB
 each; a server with thousands of idle subscribers holds thousands of them. ``Mailbox``
@@ -78,3 +79,49 @@ class Mailbox(Generic[T]):
                 break
         if not waiters:
             self._waiters = None
+
+
+class Flag:
+    """A flag to wait for, as ``asyncio.Event`` (``set``, ``clear``, ``is_set``, ``wait``)
+    but holding a list only while a coroutine waits: an ``Event`` holds a deque from the
+    start (some 700 B), and every connection holds one for its writes to wait on."""
+
+    __slots__ = ("_set", "_waiters")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        """Set the flag and wake every waiter."""
+        if self._set:
+            return
+        self._set = True
+        waiters, self._waiters = self._waiters, None
+        for waiter in waiters or ():
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def clear(self) -> None:
+        self._set = False
+
+    async def wait(self) -> bool:
+        """Return at once when the flag is set, else once it is (True, as ``Event``)."""
+        if self._set:
+            return True
+        waiter = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            waiters = self._waiters
+            if waiters is not None and waiter in waiters:
+                waiters.remove(waiter)
+                if not waiters:
+                    self._waiters = None
+        return True

@@ -37,7 +37,7 @@ from websockets.exceptions import InvalidState
 from websockets.frames import Frame
 
 from service.config import Settings
-from service.mailbox import Mailbox
+from service.mailbox import Flag, Mailbox
 from service.ratelimit import Budget
 
 PING_INTERVAL: Final = 20.0  # seconds between the server's pings; as long for the answer
@@ -70,6 +70,8 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
     ) -> None:
         super().__init__(config, server_state, app_state, _loop)
         self.queue = Mailbox()  # type: ignore[assignment]  # what uvicorn's receive takes from it
+        self.writable = Flag()  # type: ignore[assignment]  # what a send waits on
+        self.writable.set()
         self.pings = Budget(ping_rate, ping_burst)
         self._unparsed = b""  # read, not yet parsed
         self._read_after_close = 0

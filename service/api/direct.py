@@ -219,6 +219,7 @@ class Direct:
                     if results is not None:
                         results[key] = data
                 await _next(operation, {"data": data})
+                del event, results, data  # while it waits, the subscription holds no event
         except Exception as exc:
             payload = {"data": None, "errors": [self._error(exc, plan, located=False)]}
             await _next(operation, payload)

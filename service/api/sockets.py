@@ -143,6 +143,13 @@ class TransportWS(BaseGraphQLTransportWSHandler[Context, None]):
                 return
         await super().handle_subscribe(message)
 
+    async def handle_connection_init(self, message: Any) -> None:
+        await super().handle_connection_init(message)
+        if self.connection_init_received:
+            # Strawberry cancelled the wait for it: the task, done, is not worth keeping
+            # for the connection's life (about 1 KB with its entry in asyncio's tasks).
+            self.connection_init_timeout_task = None
+
 
 class LegacyWS(BaseGraphQLWSHandler[Context, None]):
     """The legacy graphql-ws protocol, with our limits; like graphql-transport-ws, a second

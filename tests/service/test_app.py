@@ -1,10 +1,14 @@
-"""The application's start-up: the garbage collector tuned for serving, when asked."""
+"""The application's start-up: the garbage collector tuned for serving, when asked; the
+WebSocket to ``/graphql`` past Starlette's stack, and every other one through it."""
 
 from __future__ import annotations
 
 import gc
 
-from support.server import make_settings, serve
+import pytest
+from support.server import make_settings, serve, ws_init
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 from service.app import GC_THRESHOLDS
 from service.config import Settings
@@ -33,3 +37,27 @@ def test_gc_tuning_is_on_for_the_server_unless_turned_off():
 def test_moves_in_flight_is_a_setting():
     assert Settings.from_env({}).moves_in_flight == 64
     assert Settings.from_env({"TABLESTATE_MOVES_IN_FLIGHT": "8"}).moves_in_flight == 8
+
+
+async def test_the_graphql_websocket_goes_straight_to_its_endpoint_and_others_to_the_router(
+    registry,
+):
+    async with serve(make_settings(), registry) as c:
+        stack = c.app.build_middleware_stack()
+        entered: list[str] = []
+
+        async def counted(scope, receive, send):  # type: ignore[no-untyped-def]
+            entered.append(scope["path"])
+            await stack(scope, receive, send)
+
+        c.app.middleware_stack = counted
+        async with c.ws() as ws:
+            assert (await ws_init(ws))["type"] == "connection_ack"
+        assert "/graphql" not in entered
+        url = c.url.replace("http", "ws") + "/nowhere"
+        with pytest.raises(InvalidStatus):  # the router's 404: a closed handshake
+            async with connect(url):
+                pass
+        assert "/nowhere" in entered
+        assert (await c.q("{ games { id } }"))["games"]
+        assert "/graphql" in entered  # HTTP takes the stack

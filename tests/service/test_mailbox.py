@@ -1,4 +1,5 @@
-"""``Mailbox``: asyncio.Queue's order, bound and hand-over, for the callers that use it."""
+"""``Mailbox``: asyncio.Queue's order, bound and hand-over, for the callers that use it;
+``Flag``: asyncio.Event's, for the writes of a WebSocket."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import asyncio
 
 import pytest
 
-from service.mailbox import Mailbox
+from service.mailbox import Flag, Mailbox
 
 
 async def test_items_come_out_in_order_and_a_getter_waits_for_one() -> None:
@@ -65,3 +66,29 @@ async def test_a_cancelled_getter_leaves_nothing_waiting() -> None:
         await getter
     box.put_nowait(1)
     assert box.get_nowait() == 1
+
+
+async def test_a_flag_wakes_every_waiter_once_set_and_a_set_flag_lets_through() -> None:
+    flag = Flag()
+    assert not flag.is_set()
+    waiters = [asyncio.ensure_future(flag.wait()) for _ in range(3)]
+    await asyncio.sleep(0)
+    assert not any(w.done() for w in waiters)
+    flag.set()
+    flag.clear()  # cleared before they run: they were woken all the same, as by an Event
+    assert await asyncio.gather(*waiters) == [True, True, True]
+    flag.set()
+    flag.set()
+    assert flag.is_set() and await asyncio.wait_for(flag.wait(), 1)
+
+
+async def test_a_cancelled_flag_waiter_leaves_nothing_waiting() -> None:
+    flag = Flag()
+    waiter = asyncio.ensure_future(flag.wait())
+    await asyncio.sleep(0)
+    waiter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    assert flag._waiters is None
+    flag.set()
+    assert flag.is_set()

@@ -107,6 +107,7 @@ async def event_stream(
                     raise refuse(watch_refusal(table, policy))
             if visible(item.event, seat):
                 yield TableEvent.delivered(item, table_id, seat, host)
+            del item, table  # while it waits, the subscription holds no event
 
 
 async def table_events(
