@@ -104,3 +104,8 @@ def standing(state: State, seat: int, rules: RuleSet) -> float:
     points = [state.scores[s] + deal[s] for s in range(state.n_sides)]
     won = 100.0 * (mine in state.winners) if state.phase == GAME_OVER else 0.0
     return won + points[mine] - max(v for s, v in enumerate(points) if s != mine)
+
+
+def stage(state: State) -> int:
+    """The deal a state is in: a strong bot's playout ends with it, once it is scored."""
+    return state.deal_no

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from plugins.all_fives import hookspecs
 from plugins.all_fives.apply import apply
-from plugins.all_fives.bot import bot, standing
+from plugins.all_fives.bot import bot, stage, standing
 from plugins.all_fives.legal import legal_moves, to_act
 from plugins.all_fives.moves import check_move
 from plugins.all_fives.schema import AllFivesMoveInput, AllFivesState
@@ -131,5 +131,6 @@ GAME: Final = GameDef[State](
     undoable=undoable,
     determinize=determinize,
     standing=standing,
-    bot_depth=24,
+    bot_stage=stage,
+    bot_depth=60,
 )

@@ -174,3 +174,8 @@ def standing(state: State, seat: int, rules: RuleSet) -> float:
             totals[p] += _points(state.hands[p], state.wild, hs) if scored is None else scored
     others = [t for p, t in enumerate(totals) if p != pos]
     return sum(others) / max(len(others), 1) - totals[pos]
+
+
+def stage(state: State) -> int:
+    """The round a state is in: a strong bot's playout ends with it, once it is scored."""
+    return state.round

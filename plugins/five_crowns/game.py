@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from plugins.five_crowns import hookspecs, schema
 from plugins.five_crowns.apply import apply
-from plugins.five_crowns.bot import bot, standing
+from plugins.five_crowns.bot import bot, stage, standing
 from plugins.five_crowns.legal import legal_moves, to_act
 from plugins.five_crowns.moves import check_move
 from plugins.five_crowns.setup import setup
@@ -121,5 +121,6 @@ GAME: Final = GameDef(
     undoable=undoable,
     determinize=determinize,
     standing=standing,
-    bot_depth=12,
+    bot_stage=stage,
+    bot_depth=80,
 )

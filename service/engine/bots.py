@@ -16,11 +16,15 @@ Levels (``addBot(level:)``):
 - ``strong``: determinized flat Monte Carlo, the same for every game with ``determinize``:
   for each of ``iterations // moves`` fresh draws of the hidden parts, every move it weighs
   (all legal moves, or at most ``Budget.moves`` and no more than the iterations: the game's
-  own bot's choice and others drawn) is played and followed by ``GameDef.bot_depth`` moves
-  of the game's own bot in every seat (the same draw and the same chance for every move,
-  so they are compared on equal terms), then scored by ``GameDef.standing``; the move with
-  the best total wins (ties: the first listed). With an iteration budget it is
-  deterministic; ``time_ms`` caps a move's thinking and, when reached, stops after the
+  own bot's choice and others drawn) is played and followed by moves of the game's own bot
+  in every seat until the stage moved in ends (``GameDef.bot_stage``: Five Crowns' round,
+  All Fives' deal) or ``GameDef.bot_depth`` moves are made, then scored by
+  ``GameDef.standing``. Every move meets the same draw and the same chance, so the scores
+  of one draw are compared pairwise. The best move by its total is played only if it beats
+  the game's own bot's choice by more than one standard error of their difference, draw by
+  draw; otherwise the own bot's choice is (a playout is noisy, and a search that trusts a
+  lucky draw plays worse than the heuristic it plays out with). With an iteration budget it
+  is deterministic; ``time_ms`` caps a move's thinking and, when reached, stops after the
   draw in hand (so it may change the choice: tests and replays rely on the iteration
   budget alone, with a cap they never reach).
 
@@ -30,8 +34,10 @@ version moved at), so a bot's move is as reproducible as the deal.
 
 from __future__ import annotations
 
+import math
+import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
@@ -82,9 +88,20 @@ def easy(view: BotView[S], rng: Rng) -> Move:
 
 
 def playout(game: GameDef[S], state: S, seat: int, rules: RuleSet, rng: Rng, depth: int) -> float:
-    """How ``seat`` stands after ``depth`` moves of the game's bot in every seat."""
+    """How ``seat`` stands after the game's bot has played on in every seat: to the end of
+    the stage ``state`` is in (``GameDef.bot_stage``), at most ``depth`` moves."""
+    return _played_out(game, state, seat, rules, rng, depth, _stage(game, state))
+
+
+def _stage(game: GameDef[S], state: S) -> Hashable:
+    return None if game.bot_stage is None else game.bot_stage(state)
+
+
+def _played_out(
+    game: GameDef[S], state: S, seat: int, rules: RuleSet, rng: Rng, depth: int, stage: Hashable
+) -> float:
     for _ in range(depth):
-        if game.result(state) is not None:
+        if game.result(state) is not None or _stage(game, state) != stage:
             break
         acting = game.to_act(state)
         mover = acting[0]
@@ -114,31 +131,50 @@ def strong(
     game, moves = view.game, candidates(view, rng, most)
     if len(moves) == 1:
         return moves[0]
-    totals = [0.0] * len(moves)
+    scores: list[list[float]] = [[] for _ in moves]  # per move, one score per draw
     rounds = max(1, budget.iterations // len(moves))
     stop = clock() + budget.time_ms / 1000 if budget.time_ms else None
+    stage = _stage(game, view.state)
     for i in range(rounds):
         sample = game.determinize(view.state, view.seat, rng.fork(b"draw%d" % i))
         for j, move in enumerate(moves):
             chance = rng.fork(b"chance%d" % i)
             out = game.apply(sample, view.seat, move, chance, view.rules)
             if not isinstance(out, Outcome):
-                totals[j] = float("-inf")
+                scores[j].append(float("-inf"))
                 continue
-            totals[j] += playout(game, out.state, view.seat, view.rules, chance, game.bot_depth)
+            scores[j].append(
+                _played_out(game, out.state, view.seat, view.rules, chance, game.bot_depth, stage)
+            )
         if stop is not None and clock() >= stop:
             break
-    return moves[max(range(len(moves)), key=lambda j: (totals[j], -j))]
+    return moves[_pick(scores)]
+
+
+def _pick(scores: list[list[float]]) -> int:
+    """The move to play, by its scores draw by draw (``scores[0]``: the game's own bot's
+    choice): the best by total (ties: the first listed) if it beats the own bot's choice by
+    more than one standard error of their difference, else the own bot's choice."""
+    best = max(range(len(scores)), key=lambda j: (sum(scores[j]), -j))
+    own = scores[0]
+    if best == 0 or any(math.isinf(v) for v in own):
+        return best
+    gains = [b - o for b, o in zip(scores[best], own, strict=True)]
+    if len(gains) < 2:
+        return best if gains[0] > 0 else 0
+    mean = statistics.fmean(gains)
+    return best if mean > statistics.stdev(gains, mean) / math.sqrt(len(gains)) else 0
 
 
 def candidates(view: BotView[S], rng: Rng, most: int) -> tuple[Move, ...]:
-    """The moves a strong bot weighs: all legal ones, or at most ``most`` of them: the game's
-    own bot's choice first, then others drawn at random, in the order they are listed."""
+    """The moves a strong bot weighs, the game's own bot's choice first: then every other
+    legal move, or, when there are more than ``most`` in all, others drawn at random, in
+    the order they are listed."""
     moves = view.legal
-    if len(moves) <= most:
-        return moves
     own = view.game.bot(view, rng.fork(b"own"))
     others = [m for m in moves if m != own]
+    if len(moves) <= most:
+        return (own, *others)
     picked = rng.fork(b"pick").shuffle(range(len(others)))[: max(most - 1, 0)]
     return (own, *(others[i] for i in sorted(picked)))
 

@@ -11,7 +11,7 @@ frontend sends it under the game's field of ``MoveInput`` (``{"discard": {"card"
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeAlias, TypeVar
@@ -144,7 +144,11 @@ class GameDef(Generic[S]):
         standing: ``(state, seat, rules) -> float``: how well ``seat`` stands, higher is
             better, comparable between states of one game: the ``strong`` bot's score of a
             playout. Default: 1 for a win (shared: split), 0 for a loss, 0.5 unfinished.
-        bot_depth: the moves a ``strong`` bot's playout makes before ``standing`` judges.
+        bot_stage: ``state -> stage``: the part of the game a state is in (a round, a deal),
+            any value compared with ``==``. A ``strong`` bot's playout ends when the stage
+            changes, so that ``standing`` judges the stage it moved in once it is scored, or
+            after ``bot_depth`` moves, whichever comes first. Default: one stage.
+        bot_depth: the most moves a ``strong`` bot's playout makes before ``standing`` judges.
         encode, decode: the state to and from JSON for the store.
         check_move: the shape check of a move (``None`` when well formed, else the reason
             for a ``BAD_INPUT``), before turn and legality are checked.
@@ -193,6 +197,7 @@ class GameDef(Generic[S]):
     undoable: Callable[[S, int, Move, Outcome[S]], bool] = _never_undoable
     determinize: Callable[[S, int, Rng], S] = _nothing_hidden
     standing: Callable[[S, int, RuleSet], float] | None = None
+    bot_stage: Callable[[S], Hashable] | None = None
     bot_depth: int = 40
 
 

@@ -16,8 +16,10 @@ from service.engine.bots import (
     STRONG,
     BotView,
     Budget,
+    _pick,
     candidates,
     choose,
+    playout,
     strong,
     view_for,
 )
@@ -75,5 +77,37 @@ def test_a_strong_bot_weighs_its_own_bots_move_among_at_most_so_many():
     some = candidates(view, Rng(b"c"), 2)
     assert len(some) == 2 and some[0] == GAME.bot(view, Rng(b"x"))
     assert set(map(str, some)) <= set(map(str, view.legal))
-    assert candidates(view, Rng(b"c"), 99) == view.legal
+    every = candidates(view, Rng(b"c"), 99)
+    assert every[0] == some[0] and sorted(map(str, every)) == sorted(map(str, view.legal))
     assert choose(GAME, d.state, 0, STRONG, Rng(b"s"), d.rules, Budget(6, moves=1)) == some[0]
+
+
+def test_a_strong_bot_keeps_its_own_bots_move_unless_another_beats_it_by_a_standard_error():
+    own = [1.0, 2.0, 3.0, 4.0]
+    assert _pick([own, [1.5, 2.5, 3.5, 4.5]]) == 1, "better on every draw"
+    assert _pick([own, [9.0, 0.0, 0.0, 9.0]]) == 0, "better in total, by less than the noise"
+    assert _pick([own, [0.0, 0.0, 0.0, 0.0]]) == 0
+    assert _pick([[float("-inf")] * 4, own]) == 1, "a move the rules refused is never kept"
+    assert _pick([[1.0], [2.0]]) == 1 and _pick([[2.0], [1.0]]) == 0, "one draw: by its sign"
+
+
+def test_a_playout_ends_with_the_stage_it_started_in():
+    d = _driver()
+    moves: list[object] = []
+
+    def bot(view: BotView[Any], rng: Rng) -> Any:
+        moves.append(view.seat)
+        return GAME.bot(view, rng)
+
+    def stage(state: object) -> object:
+        return len(moves) >= 3  # the stage changes with the third move
+
+    game = replace(GAME, bot=bot, bot_stage=stage, bot_depth=50)
+    playout(game, d.state, 0, d.rules, Rng(b"p"), game.bot_depth)
+    assert len(moves) == 3
+    moves.clear()
+    playout(replace(game, bot_depth=2), d.state, 0, d.rules, Rng(b"p"), 2)
+    assert len(moves) == 2, "the depth caps a stage that goes on"
+    moves.clear()
+    playout(replace(game, bot_stage=None), d.state, 0, d.rules, Rng(b"p"), 5)
+    assert len(moves) == 5, "without stages, the depth alone"
