@@ -55,16 +55,11 @@ class Mailbox(Generic[T]):
     async def get(self) -> T:
         """The first item, once there is one."""
         while not self._items:
-            waiter = asyncio.get_running_loop().create_future()
-            if self._waiters is None:
-                self._waiters = []
-            self._waiters.append(waiter)
+            waiter = _enlist(self)
             try:
                 await waiter
             except BaseException:
-                if waiter in self._waiters:
-                    self._waiters.remove(waiter)
-                elif self._items:
+                if not _drop(self, waiter) and self._items:
                     self._wake()  # it was woken for an item it will not take: the next one
                 raise
         return self.get_nowait()
@@ -112,16 +107,29 @@ class Flag:
         """Return at once when the flag is set, else once it is (True, as ``Event``)."""
         if self._set:
             return True
-        waiter = asyncio.get_running_loop().create_future()
-        if self._waiters is None:
-            self._waiters = []
-        self._waiters.append(waiter)
+        waiter = _enlist(self)
         try:
             await waiter
         finally:
-            waiters = self._waiters
-            if waiters is not None and waiter in waiters:
-                waiters.remove(waiter)
-                if not waiters:
-                    self._waiters = None
+            _drop(self, waiter)
         return True
+
+
+def _enlist(owner: Mailbox[object] | Flag) -> asyncio.Future[None]:
+    """A new future for a coroutine to wait on, at the end of ``owner``'s waiters."""
+    waiter = asyncio.get_running_loop().create_future()
+    if owner._waiters is None:
+        owner._waiters = []
+    owner._waiters.append(waiter)
+    return waiter
+
+
+def _drop(owner: Mailbox[object] | Flag, waiter: asyncio.Future[None]) -> bool:
+    """Take ``waiter`` off ``owner``'s waiters (and the list once empty); whether it was on."""
+    waiters = owner._waiters
+    if waiters is None or waiter not in waiters:
+        return False
+    waiters.remove(waiter)
+    if not waiters:
+        owner._waiters = None
+    return True

@@ -92,3 +92,14 @@ async def test_a_cancelled_flag_waiter_leaves_nothing_waiting() -> None:
     assert flag._waiters is None
     flag.set()
     assert flag.is_set()
+
+
+async def test_the_only_getter_cancelled_after_its_wake_up_is_cancelled_cleanly() -> None:
+    box: Mailbox[int] = Mailbox()
+    getter = asyncio.ensure_future(box.get())
+    await asyncio.sleep(0)
+    box.put_nowait(1)  # wakes it, and no waiter is left on the list
+    getter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await getter
+    assert box.get_nowait() == 1 and box.empty()
