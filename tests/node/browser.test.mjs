@@ -595,8 +595,12 @@ browserTest('the host: asks before starting with empty seats, removes a seat, ha
   await page.waitForSelector('.seat.kind-bot');
   await page.click('[data-key="kick:1"]');
   await page.waitForFunction(() => !document.querySelector('.seat.kind-bot'));
+  // The second bot at the level picked: the seat says so, as the server has it.
+  await page.selectOption('[data-key="bot-level"]', 'EASY');
   await page.click('[data-key="add-bot"]');
   await page.waitForSelector('.seat.kind-bot');
+  assert.match(await page.textContent('.seat.kind-bot .seat-name'), /\(easy bot\)/);
+  assert.equal(await page.inputValue('[data-key="bot-level"]'), 'EASY', 'the picked level stays picked');
   await page.click('[data-key="start"]');
   await dialog.waitFor();
   assert.match(await dialog.textContent(), /2 of 3 seats/);

@@ -14,7 +14,7 @@ import * as store from './store.js';
 import { CHAT_TYPES, PRESENCE_TYPES, describeAll, durationWords, list, timeOf } from './words.js';
 
 const EVENT_FIELDS = 'cursor version type seat at data';
-const SEAT_FIELDS = 'index name kind score isHost connected timeLeft reserveLeft deadline timeouts rejoinBy';
+const SEAT_FIELDS = 'index name kind botLevel score isHost connected timeLeft reserveLeft deadline timeouts rejoinBy';
 
 const GAME_OF = `query GameOf($id: ID!) {
   table(id: $id) {
@@ -41,7 +41,12 @@ function tableQuery(fragment) {
 const JOIN = `mutation Join($t: ID!, $name: String!, $seat: Int, $seed: String, $code: String) {
   joinTable(tableId: $t, name: $name, seat: $seat, clientSeed: $seed, code: $code) { seat playerToken }
 }`;
-const ADD_BOT = `mutation AddBot($t: ID!, $seat: Int) { addBot(tableId: $t, seat: $seat) { version } }`;
+const ADD_BOT = `mutation AddBot($t: ID!, $seat: Int, $level: BotLevel!) { addBot(tableId: $t, seat: $seat, level: $level) { version } }`;
+const BOT_LEVELS = [
+  ['EASY', 'Easy bot'],
+  ['NORMAL', 'Normal bot'],
+  ['STRONG', 'Strong bot'],
+];
 const LEAVE = `mutation Leave($t: ID!) { leaveTable(tableId: $t) { version } }`;
 const REJOIN = `mutation Rejoin($t: ID!) { rejoinTable(tableId: $t) { version } }`;
 const SET_RULE = `mutation SetRule($t: ID!, $r: ID!, $on: Boolean!) { setHouseRule(tableId: $t, ruleId: $r, enabled: $on) { version } }`;
@@ -101,7 +106,7 @@ export function showTable(root, tableId, params, app) {
   let blockedNote = null; // { key, text }: why the last clicked card cannot be played
   let replacing = null; // the seat whose hand-over form is open
   const handed = {}; // seat -> name: seats this browser handed over (their links can be copied)
-  const drafts = { chat: '', name: store.playerName(), code: params.code || '', replace: '' };
+  const drafts = { chat: '', name: store.playerName(), code: params.code || '', replace: '', botLevel: 'NORMAL' };
   let optionsForm = null; // { key, el, fields }: the host's options form, kept across renders
   const chooser = new Chooser();
 
@@ -712,7 +717,7 @@ export function showTable(root, tableId, params, app) {
               'span',
               { class: 'seat-name' },
               taken ? s.name : 'empty',
-              s.kind === 'BOT' ? h('span', { class: 'muted' }, ' (bot)') : '',
+              s.kind === 'BOT' ? h('span', { class: 'muted' }, s.botLevel && s.botLevel !== 'NORMAL' ? ` (${s.botLevel.toLowerCase()} bot)` : ' (bot)') : '',
               mine ? ' (you)' : '',
               s.isHost ? h('span', { class: 'muted' }, ' · host') : '',
             ),
@@ -738,7 +743,7 @@ export function showTable(root, tableId, params, app) {
     const buttons = [];
     const free = s.kind === 'EMPTY';
     if (open && free && me === null) buttons.push(h('button', { type: 'button', class: 'small', 'data-key': `sit:${s.index}`, onclick: () => join(s.index) }, 'Sit here'));
-    if (open && free && host) buttons.push(h('button', { type: 'button', class: 'small', 'data-key': `bot:${s.index}`, onclick: () => act(ADD_BOT, { seat: s.index }, hostOrSeatToken()) }, 'Add a bot'));
+    if (open && free && host) buttons.push(h('button', { type: 'button', class: 'small', 'data-key': `bot:${s.index}`, onclick: () => act(ADD_BOT, { seat: s.index, level: drafts.botLevel }, hostOrSeatToken()) }, 'Add a bot'));
     if (open && !free && host && s.index !== me) {
       buttons.push(h('button', { type: 'button', class: 'small', 'data-key': `kick:${s.index}`, 'aria-label': `Remove ${s.name} from seat ${s.index + 1}`, onclick: () => kick(s.index) }, 'Remove'));
     }
@@ -808,7 +813,13 @@ export function showTable(root, tableId, params, app) {
         ? h(
             'p',
             { class: 'actions' },
-            h('button', { type: 'button', 'data-key': 'add-bot', onclick: () => act(ADD_BOT, {}, hostOrSeatToken()), disabled: full }, 'Add a bot'),
+            h('button', { type: 'button', 'data-key': 'add-bot', onclick: () => act(ADD_BOT, { level: drafts.botLevel }, hostOrSeatToken()), disabled: full }, 'Add a bot'),
+            ' ',
+            h(
+              'select',
+              { id: 'bot-level', 'data-key': 'bot-level', 'aria-label': 'Level of the bots added', onchange: (e) => (drafts.botLevel = e.target.value) },
+              BOT_LEVELS.map(([v, label]) => h('option', { value: v, selected: v === drafts.botLevel }, label)),
+            ),
             ' ',
             h('button', { type: 'button', class: 'primary', 'data-key': 'start', onclick: start, disabled: !canStart }, 'Start the game'),
           )
