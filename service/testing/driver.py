@@ -1,0 +1,162 @@
+"""The game driver: a game played as the engine plays it, with no server, with fixed or
+seeded chance."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from service.engine.game import Event, GameDef, Move, Outcome, Rejected, Result, SetupContext
+from service.engine.options import resolve
+from service.engine.rng import Rng
+from service.engine.ruleset import RuleSet
+
+if TYPE_CHECKING:
+    pass
+
+
+T = TypeVar("T")
+
+
+class FixedRng(Rng):
+    """An ``Rng`` that answers from lists given in advance, for scenario tests.
+
+    ``shuffles``: each ``shuffle`` call returns the next given order (or the items as they
+    are when none is left); ``ints``: the answers of ``randint``/``choice`` (an index) and
+    of ``roll`` (its dice, in order).
+    """
+
+    def __init__(self, shuffles: Iterable[Sequence[Any]] = (), ints: Iterable[int] = ()) -> None:
+        super().__init__(b"fixed")
+        self._shuffles: Iterator[Sequence[Any]] = iter(list(shuffles))
+        self._ints: Iterator[int] = iter(list(ints))
+
+    def shuffle(self, items: Sequence[T]) -> tuple[T, ...]:
+        self.counter += 1
+        order = next(self._shuffles, None)
+        if order is None:
+            return tuple(items)
+        if sorted(map(str, order)) != sorted(map(str, items)):
+            raise AssertionError("FixedRng: a given shuffle is not a permutation of the items")
+        return tuple(order)
+
+    def randint(self, a: int, b: int) -> int:
+        self.counter += 1
+        return next(self._ints, a)
+
+    def choice(self, items: Sequence[T]) -> T:
+        self.counter += 1
+        return items[next(self._ints, 0)]
+
+    def roll(self, n: int = 1, sides: int = 6) -> tuple[int, ...]:
+        self.counter += 1
+        return tuple(next(self._ints, 1) for _ in range(n))
+
+
+class MoveRefused(AssertionError):
+    """A move the rules refused in a test that expected it to stand."""
+
+    def __init__(self, rejected: Rejected) -> None:
+        super().__init__(f"{rejected.code}: {rejected.reason}")
+        self.rejected = rejected
+
+
+class GameDriver:
+    """Plays one game in memory the way the engine does, minus the store and the API.
+
+    Args:
+        game: the game definition.
+        players: how many seats (0..n-1), or the seat indices in play order.
+        options: table options (checked, defaults filled).
+        rules: a ``RuleSet`` (from ``Registry.ruleset``) or nothing for the bare game.
+        seed: the game seed, or an ``Rng`` (a ``FixedRng`` for scenarios).
+    """
+
+    def __init__(
+        self,
+        game: GameDef[Any],
+        players: int | Sequence[int] = 2,
+        options: dict[str, Any] | None = None,
+        rules: RuleSet | None = None,
+        seed: str | bytes | Rng = b"seed",
+    ) -> None:
+        self.game = game
+        self.seats = tuple(range(players)) if isinstance(players, int) else tuple(players)
+        self.rules = rules if rules is not None else RuleSet()
+        if isinstance(seed, Rng):
+            self.rng = seed
+        else:
+            self.rng = Rng(seed.encode() if isinstance(seed, str) else seed)
+        self.options = resolve(game.options, options)
+        state, events = game.setup(SetupContext(self.seats, self.options, self.rules, self.rng))
+        self.state: Any = state
+        self.events: list[Event] = list(events)
+
+    def to_act(self) -> tuple[int, ...]:
+        return tuple(self.game.to_act(self.state))
+
+    def legal(self, seat: int) -> list[Move]:
+        return list(self.game.legal_moves(self.state, seat, self.rules))
+
+    def view(self, seat: int | None) -> Any:
+        return self.game.view(self.state, seat)
+
+    def result(self) -> Result | None:
+        return self.game.result(self.state)
+
+    def try_move(self, seat: int, move: Move) -> Outcome[Any] | Rejected:
+        """Apply a move the way the engine does: shape, turn, then the rules."""
+        reason = self.game.check_move(move)
+        if reason is not None:
+            return Rejected("BAD_INPUT", reason)
+        if seat not in self.to_act():
+            return Rejected("NOT_YOUR_TURN", "it is not your turn")
+        out = self.game.apply(self.state, seat, move, self.rng, self.rules)
+        if isinstance(out, Outcome):
+            self.state = out.state
+            self.events.extend(out.events)
+        return out
+
+    def move(self, seat: int, move: Move) -> tuple[Event, ...]:
+        """Apply a move that must stand; its events."""
+        out = self.try_move(seat, move)
+        if isinstance(out, Rejected):
+            raise MoveRefused(out)
+        return out.events
+
+    def check_roundtrip(self) -> None:
+        """The state survives the store: JSON out and back gives an equal state."""
+        data = json.loads(json.dumps(self.game.encode(self.state)))
+        assert self.game.decode(data) == self.state, "decode(encode(state)) != state"
+        for seat in (None, *self.seats):
+            json.dumps(self.view(seat))
+
+    def random_playout(
+        self, max_moves: int = 20_000, chooser: random.Random | None = None, check: bool = True
+    ) -> Result:
+        """Play random legal moves to the end, checking the invariants on the way:
+        someone is always to act, each to-act seat has a legal move, every listed move is
+        accepted, event types are declared, and (with ``check``) state and views are JSON."""
+        pick = chooser or random.Random(0)
+        declared = set(self.game.event_types)
+        for _ in range(max_moves):
+            result = self.result()
+            if result is not None:
+                return result
+            acting = self.to_act()
+            assert acting, "nobody to act in a game that is not over"
+            seat = pick.choice(acting)
+            moves = self.legal(seat)
+            assert moves, f"seat {seat} is to act but has no legal move"
+            before = len(self.events)
+            self.move(seat, pick.choice(moves))
+            for event in self.events[before:]:
+                assert event.type in declared, f"undeclared event type {event.type!r}"
+            if check:
+                self.check_roundtrip()
+        raise AssertionError(f"no end after {max_moves} moves")
+
+
+# -- golden logs ---------------------------------------------------------------------
