@@ -130,6 +130,8 @@ class _Feed:
     # not read yet), and how many subscribers need it.
     table: Any = None
     followers: int = 0
+    # Offers that wait for the next turn of the loop (see ``Hub._deliver``), in order.
+    later: list[tuple[list[_Subscriber], Delivery]] | None = None
 
     def learn(self, table: Any) -> None:
         """Keep ``table`` if it is newer than the one held (``_GONE``: the table is gone)."""
@@ -203,11 +205,31 @@ class Hub:
             return
         feed.last, feed.last_cursor = key, item.event.cursor
         # The seat that acted hears first: its subscription is the mover's acknowledgement.
+        # The others are offered the event a turn of the loop later, so that the mover's
+        # task, and the write of its connection (held for one turn, see service/server.py),
+        # run before the tasks of every other subscriber woken by the same event (when
+        # there are several: a table's players alone go as before, with no extra turn).
         subscribers, mover = list(feed.subscribers), item.event.seat
+        if feed.later is not None:  # offers wait already: this one follows them, in order
+            feed.later.append((subscribers, item))
+            return
         if mover is not None:
             movers = [sub for sub in subscribers if sub.seat == mover]
-            if movers:
-                subscribers = movers + [sub for sub in subscribers if sub.seat != mover]
+            others = [sub for sub in subscribers if sub.seat != mover]
+            if movers and len(others) > 1:  # one other task alone delays it little
+                self._offer(movers, item)
+                feed.later = [(others, item)]
+                asyncio.get_running_loop().call_soon(self._offer_later, feed)
+                return
+            subscribers = movers + others
+        self._offer(subscribers, item)
+
+    def _offer_later(self, feed: _Feed) -> None:
+        later, feed.later = feed.later or [], None
+        for subscribers, item in later:
+            self._offer(subscribers, item)
+
+    def _offer(self, subscribers: list[_Subscriber], item: Delivery) -> None:
         for sub in subscribers:
             if offer(sub, item):
                 self.metrics.inc("tablestate_slow_consumers_total")

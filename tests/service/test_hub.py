@@ -181,3 +181,65 @@ async def test_the_seat_that_acted_hears_first():
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     await hub.close()
+
+
+async def test_the_movers_write_leaves_before_the_others_hear():
+    """The mover's connection holds its frames for one turn of the loop and then writes
+    them (service/server.py): that write comes before any other subscriber's task takes
+    the event, however many are woken by it."""
+    store = MemoryStore()
+    hub = Hub(store, Metrics())
+    await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
+    heard: list[str] = []
+    watchers = {"mover": 0, **{f"spectator {i}": None for i in range(20)}}
+    streams = {who: hub.subscribe("t", None, seat) for who, seat in watchers.items()}
+    for stream in streams.values():
+        assert (await anext(stream))[0].event.cursor == "1-0"
+
+    async def listen(who: str) -> None:
+        loop = asyncio.get_running_loop()
+        async for _item, _ in streams[who]:
+            heard.append(who)
+            if who == "mover":
+                loop.call_soon(heard.append, "the mover's write")
+
+    tasks = [asyncio.ensure_future(listen(who)) for who in streams]
+    await asyncio.sleep(0.01)
+    event = NewEvent("moved", "2026-01-01T00:00:00Z", {}, seat=0)
+    assert (await store.commit("t", 1, "{}", META, [event], ttl=60)).ok
+    await asyncio.sleep(0.05)
+    assert heard[:2] == ["mover", "the mover's write"] and len(heard) == 22
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await hub.close()
+
+
+async def test_events_of_one_commit_reach_every_subscriber_in_order_when_the_mover_goes_first():
+    store = MemoryStore()
+    hub = Hub(store, Metrics())
+    await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
+    heard: dict[str, list[str]] = {}
+    watchers = {"mover": 0, "seat 1": 1, "spectator a": None, "spectator b": None}
+    streams = {who: hub.subscribe("t", None, seat) for who, seat in watchers.items()}
+    for stream in streams.values():
+        assert (await anext(stream))[0].event.cursor == "1-0"
+
+    async def listen(who: str) -> None:
+        async for item, _ in streams[who]:
+            heard.setdefault(who, []).append(item.event.cursor)
+
+    tasks = [asyncio.ensure_future(listen(who)) for who in streams]
+    await asyncio.sleep(0.01)
+    events = [
+        NewEvent("moved", "2026-01-01T00:00:00Z", {}, seat=0),
+        NewEvent("scored", "2026-01-01T00:00:00Z", {}),
+        NewEvent("moved", "2026-01-01T00:00:00Z", {}, seat=1),
+    ]
+    assert (await store.commit("t", 1, "{}", META, events, ttl=60)).ok
+    await asyncio.sleep(0.05)
+    assert heard == {who: ["2-0", "2-1", "2-2"] for who in watchers}
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await hub.close()
