@@ -9,6 +9,7 @@ from redis.commands.core import AsyncScript
 from service.store import _wire
 from service.store._reach import Reach
 from service.store.base import StoreUnavailable
+from service.store.topology import Acknowledger
 
 
 class RedisDueIndex(Reach):
@@ -33,9 +34,21 @@ class RedisDueIndex(Reach):
             if not confirmed:
                 raise StoreUnavailable("no replica acknowledged a due-index entry in time")
 
-    async def unschedule(self, table_id: str, version: int) -> None:
+    async def unschedule(self, table_id: str, version: int, *, passed: bool = False) -> None:
         async with self._reach():
+            if passed and self._ack is not None and self._ack.waits:
+                await self._witness(self._ack, table_id)
             await self._redis.zrem(f"{self._prefix}due", f"{table_id}|{version}")
+
+    async def _witness(self, ack: Acknowledger, table_id: str) -> None:
+        """Wait until a replica holds everything the table's primary held when this was
+        sent: a write to the table's slot (a short-lived ``:w`` key), then its
+        acknowledgement. The replication stream is ordered, so a replica that holds this
+        write holds every commit before it, among them the version a reader saw."""
+        key = f"{self._prefix}{{t:{table_id}}}:w"
+        _, confirmed = await ack.run(key, lambda pipe: pipe.set(key, b"1", px=60_000))
+        if not confirmed:
+            raise StoreUnavailable("no replica holds the table's later version yet")
 
     async def claim_due(self, now: float, lease: float, limit: int) -> tuple[tuple[str, int], ...]:
         if limit <= 0:

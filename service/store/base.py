@@ -335,8 +335,17 @@ class DueIndex(Protocol):
         entry that falls due too soon is harmless: whoever claims it finds nothing due and
         schedules the real time)."""
 
-    async def unschedule(self, table_id: str, version: int) -> None:
-        """Drop that entry of the due-index (done, or moved on)."""
+    async def unschedule(self, table_id: str, version: int, *, passed: bool = False) -> None:
+        """Drop that entry of the due-index (done, or moved on). ``passed``: dropped because
+        the table was read at a later version. Where commits wait for a replica, a read
+        can show a commit that no replica holds yet, which a failover would still lose
+        (the table back at ``version``, waiting on an entry gone): such an entry is
+        dropped only once a replica holds what was read.
+
+        Raises:
+            StoreUnavailable: no replica confirmed it in time; the entry stays, and falls
+            due again after its lease.
+        """
 
     async def claim_due(self, now: float, lease: float, limit: int) -> tuple[tuple[str, int], ...]:
         """Entries due by ``now``, each pushed ``lease`` seconds into the future so that

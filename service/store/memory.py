@@ -359,7 +359,7 @@ class MemoryStore:
             due = min(due, self._due[entry])
         self._due[entry] = due
 
-    async def unschedule(self, table_id: str, version: int) -> None:
+    async def unschedule(self, table_id: str, version: int, *, passed: bool = False) -> None:
         self._due.pop((table_id, version), None)
 
     async def claim_due(self, now: float, lease: float, limit: int) -> tuple[tuple[str, int], ...]:

@@ -142,7 +142,9 @@ class Bots(Collaborator):
         try:
             loaded = await self.tables.load(table_id)
             if loaded is None or loaded.version != version:
-                await self.due.unschedule(table_id, version)
+                # Moved on (or gone): with replica acknowledgement, dropped only once a
+                # replica holds the version read, which a failover could otherwise undo.
+                await self.due.unschedule(table_id, version, passed=loaded is not None)
                 return
             seats = bot_seats(loaded.table, loaded.to_act())
             if not seats:

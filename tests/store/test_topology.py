@@ -94,6 +94,25 @@ async def test_replica_acknowledgement_times_out_without_a_replica(tmp_path: Pat
         server.stop()
 
 
+async def test_a_passed_due_entry_stays_until_a_replica_holds_what_was_read(tmp_path: Path):
+    # The bot worker read the table past the entry's version, but nothing tells that a
+    # replica holds that read: a failover could put the table back at the entry's version,
+    # which must then still be due.
+    server = RedisProcess(tmp_path, "--appendonly", "no").start()
+    store = RedisStore.from_url(server.url, prefix="t:", ack="replica", ack_timeout=100)
+    try:
+        with redis.Redis(port=server.port) as c:
+            c.zadd("t:due", {"t1|3": 0.0})
+            with pytest.raises(StoreUnavailable, match="no replica holds"):
+                await store.unschedule("t1", 3, passed=True)
+            assert c.zrange("t:due", 0, -1) == [b"t1|3"]
+            await store.unschedule("t1", 3)  # done (its commit was acknowledged): dropped
+            assert c.zrange("t:due", 0, -1) == []
+    finally:
+        await store.close()
+        server.stop()
+
+
 async def test_replica_acknowledgement_with_a_replica_holds_the_commit(tmp_path: Path):
     (tmp_path / "p").mkdir()
     (tmp_path / "r").mkdir()
@@ -112,6 +131,9 @@ async def test_replica_acknowledgement_with_a_replica_holds_the_commit(tmp_path:
         await _commit(store, "t1")
         # acknowledged: the replica holds it already, with nothing waited for here
         assert await copy.load("t1") == ("{}", 2)
+        await store.schedule("t1", 1, 0.0)
+        await store.unschedule("t1", 1, passed=True)  # a replica holds version 2: dropped
+        assert await store.claim_due(1.0, 1.0, 10) == ()
     finally:
         await store.close()
         await copy.close()
