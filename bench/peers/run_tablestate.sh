@@ -13,6 +13,8 @@
 #   PORT, REDIS_PORT  default: free ports
 #   LOADGEN_ARGS  extra loadgen flags for a quick try only (e.g. "--moves 50 --spectators 10")
 #   QUIET_WAIT  "90 20" (max seconds, busy % threshold of lib/wait_quiet.sh)
+#   LOADGEN_CPUS, SERVER_CPUS  CPU lists for `taskset -c` (e.g. 1 and 0): the loadgen, and
+#               the server with its redis-server(s), each pinned there (default: unpinned)
 #   REDIS_ACK   TABLESTATE_REDIS_ACK of the server (default primary). With `replica`, a second
 #               redis-server (the same persistence) replicates the first, and every commit waits
 #               for it (WAIT 1); its CPU is summed with the server's too.
@@ -43,6 +45,9 @@ command -v redis-server >/dev/null || { echo "redis-server is missing (apt-get i
 if [ ! -d "$HERE/node_modules/graphql-ws" ]; then npm ci --prefix "$HERE" --no-audit --no-fund >&2; fi
 
 WORK=$(mktemp -d /tmp/tsbench.XXXXXX)
+ON_LOADGEN=(); ON_SERVER=()
+[ -n "${LOADGEN_CPUS:-}" ] && ON_LOADGEN=(taskset -c "$LOADGEN_CPUS")
+[ -n "${SERVER_CPUS:-}" ] && ON_SERVER=(taskset -c "$SERVER_CPUS")
 REDIS_ACK="${REDIS_ACK:-primary}"
 SPID=""; RPID=""; XPID=""
 stop_pid() {  # TERM, up to 15 s, then KILL
@@ -79,7 +84,7 @@ for rep in $(seq 1 "$REPEATS"); do
       CHANGES=$(changes)
       RUN="$WORK/${tr}_${ph}_${rep}"; mkdir -p "$RUN/redis"
       RP="${REDIS_PORT:-$(free_port)}"; P="${PORT:-$(free_port)}"
-      redis-server --port "$RP" --bind 127.0.0.1 --dir "$RUN/redis" --appendonly yes \
+      "${ON_SERVER[@]}" redis-server --port "$RP" --bind 127.0.0.1 --dir "$RUN/redis" --appendonly yes \
         --appendfsync everysec --save '' >"$RUN/redis.log" 2>&1 &
       RPID=$!
       for _ in $(seq 1 100); do redis-cli -p "$RP" ping >/dev/null 2>&1 && break; sleep 0.1; done
@@ -87,7 +92,7 @@ for rep in $(seq 1 "$REPEATS"); do
       PIDS="$RPID"
       if [ "$REDIS_ACK" = replica ]; then
         XP=$(free_port); mkdir -p "$RUN/replica"
-        redis-server --port "$XP" --bind 127.0.0.1 --dir "$RUN/replica" --appendonly yes \
+        "${ON_SERVER[@]}" redis-server --port "$XP" --bind 127.0.0.1 --dir "$RUN/replica" --appendonly yes \
           --appendfsync everysec --save '' --replicaof 127.0.0.1 "$RP" >"$RUN/replica.log" 2>&1 &
         XPID=$!; PIDS="$RPID,$XPID"
         for _ in $(seq 1 100); do
@@ -99,14 +104,14 @@ for rep in $(seq 1 "$REPEATS"); do
       # The checkout this script lives in is the code measured (before any installed copy).
       PYTHONPATH="$WORK/site:$ROOT" REDIS_URL="redis://127.0.0.1:$RP/0" TABLESTATE_SECRET="bench-secret-$RANDOM$RANDOM" \
         TABLESTATE_REDIS_PREFIX="bench:" TABLESTATE_LOG_LEVEL="$LOG_LEVEL" \
-        TABLESTATE_REDIS_ACK="$REDIS_ACK" tablestate serve --host 127.0.0.1 --port "$P" --workers "$WORKERS" >"$RUN/serve.log" 2>&1 &
+        TABLESTATE_REDIS_ACK="$REDIS_ACK" "${ON_SERVER[@]}" tablestate serve --host 127.0.0.1 --port "$P" --workers "$WORKERS" >"$RUN/serve.log" 2>&1 &
       SPID=$!
       for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$P/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
       curl -sf "http://127.0.0.1:$P/readyz" >/dev/null 2>&1 || { echo "tablestate serve failed to start" >&2; cat "$RUN/serve.log" >&2; exit 1; }
       SAMPLES=()
       [ -n "${SAMPLES_DIR:-}" ] && SAMPLES=(--samples-out "$SAMPLES_DIR/tablestate_${tr}_${ph}_$(date +%s)_${rep}.json")
       set +e
-      RES=$(REDIS_ACK="$REDIS_ACK" timeout 240 node "$HERE/tablestate/loadgen.js" "$ph" --port "$P" --transport "$tr" \
+      RES=$(REDIS_ACK="$REDIS_ACK" timeout 240 "${ON_LOADGEN[@]}" node "$HERE/tablestate/loadgen.js" "$ph" --port "$P" --transport "$tr" \
         --server-pids "$SPID,$PIDS" "${SAMPLES[@]}" ${LOADGEN_ARGS:-})
       RC=$?
       set -e
