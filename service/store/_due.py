@@ -45,7 +45,7 @@ class RedisDueIndex(Reach):
         sent: a write to the table's slot (a short-lived ``:w`` key), then its
         acknowledgement. The replication stream is ordered, so a replica that holds this
         write holds every commit before it, among them the version a reader saw."""
-        key = f"{self._prefix}{{t:{table_id}}}:w"
+        key = f"{self._tag(table_id)}:w"
         _, confirmed = await ack.run(key, lambda pipe: pipe.set(key, b"1", px=60_000))
         if not confirmed:
             raise StoreUnavailable("no replica holds the table's later version yet")

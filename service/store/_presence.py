@@ -18,7 +18,7 @@ class RedisPresence(Reach):
     _presence: AsyncScript
 
     def _presence_key(self, table_id: str) -> str:
-        return f"{self._prefix}{{t:{table_id}}}:p"
+        return f"{self._tag(table_id)}:p"
 
     async def presence(self, table_id: str, seat: int, member: str, on: bool, ttl: float) -> bool:
         args = ["1" if on else "0", seat, member, max(1, math.ceil(ttl * 1000))]

@@ -81,10 +81,14 @@ class Reach:
     _prefix: str
     _timeout: float
 
+    def _tag(self, table_id: str) -> str:
+        """What every key of the table starts with: the prefix and its hash tag."""
+        return f"{self._prefix}{{t:{table_id}}}"
+
     def _keys(self, table_id: str) -> list[str]:
         """snapshot, game events, idempotency, move log, channel, idempotency order,
         appended events for every viewer, appended events with an audience."""
-        tag = f"{self._prefix}{{t:{table_id}}}"
+        tag = self._tag(table_id)
         return [
             f"{tag}:s",
             f"{tag}:e",
