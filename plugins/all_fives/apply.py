@@ -9,7 +9,14 @@ from typing import Any, Final
 
 from plugins.all_fives import flow
 from plugins.all_fives import rules as r
-from plugins.all_fives.legal import MOVE_PHASES, PHASE_OF, gift_sides, may_give, playable
+from plugins.all_fives.legal import (
+    MOVE_PHASES,
+    PHASE_OF,
+    gift_sides,
+    may_give,
+    may_trump,
+    playable,
+)
 from plugins.all_fives.state import GIVE_OR_RUN, Award, State
 from service.engine import ILLEGAL_MOVE, Move, Outcome, Rejected, Rng, RuleSet
 
@@ -105,13 +112,31 @@ def _play(step: flow.Step, pos: int, arg: Any) -> Rejected | None:
         led = r.suit(st.trick[0][1])
         return Rejected(ILLEGAL_MOVE, f"you must follow suit ({led}) while you can")
     hands = _without(st.hands, pos, card)
-    st = step.set(hands=hands, trick=(*st.trick, (pos, card)))
+    voids = _voids(st, pos, card, step.rules)
+    st = step.set(hands=hands, trick=(*st.trick, (pos, card)), voids=voids)
     step.emit("card.played", {"card": card, "trickIndex": len(st.trick) - 1}, pos)
     if len(st.trick) < st.n:
         step.set(turn=st.after(pos))
         return None
     _complete_trick(step)
     return None
+
+
+def _voids(st: State, pos: int, card: str, rules: RuleSet) -> tuple[str, ...]:
+    """``st.voids`` with the suit led added for ``pos`` if playing ``card`` shows it holds
+    none: the card could not be played from a hand that held one."""
+    if not st.trick:
+        return st.voids
+    led = st.trick[0][1]
+    led_suit = r.suit(led)
+    assert st.trump is not None
+    if led_suit in st.voids[pos] or card in r.legal_plays(
+        (card, led), led, st.trump, may_trump=may_trump(st, pos, rules)
+    ):
+        return st.voids
+    voids = list(st.voids)
+    voids[pos] = "".join(sorted(voids[pos] + led_suit))
+    return tuple(voids)
 
 
 def _complete_trick(step: flow.Step) -> None:

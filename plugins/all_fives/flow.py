@@ -153,6 +153,7 @@ def start_deal(step: Step, dealer: int, reason: str = "next") -> None:
         won=((),) * n,
         tricks=(0,) * n,
         held=((),) * n,
+        voids=("",) * n,
         deal_points=(0,) * sides,
     )
     step.emit(

@@ -59,6 +59,7 @@ def setup(ctx: SetupContext) -> tuple[State, Sequence[Event]]:
         won=((),) * n,
         tricks=(0,) * n,
         held=((),) * n,
+        voids=("",) * n,
         deal_points=(0,) * n_sides,
         scores=(0,) * n_sides,
         winners=(),

@@ -68,6 +68,10 @@ class State:
         won: the cards in the tricks each position has won this deal.
         tricks: how many tricks each position has won this deal.
         held: each position's hand when the play began (for High and Low).
+        voids: the suits each position has shown it holds none of this deal (it played
+            another suit where the rules of play would have had it follow): public, read
+            off the cards played, and kept so that a bot's draws of the other hands agree
+            with them.
         deal_points: each side's points this deal.
         scores: each side's total.
         winners: the winning sides once the game is over.
@@ -99,6 +103,7 @@ class State:
     won: tuple[tuple[str, ...], ...]
     tricks: tuple[int, ...]
     held: tuple[tuple[str, ...], ...]
+    voids: tuple[str, ...]
     deal_points: tuple[int, ...]
     scores: tuple[int, ...]
     winners: tuple[int, ...]
@@ -149,5 +154,8 @@ def encode(state: State) -> dict[str, Any]:
 
 
 def decode(data: Any) -> State:
-    """A state from ``encode``'s JSON (lists come back as tuples)."""
+    """A state from ``encode``'s JSON (lists come back as tuples); a snapshot from before
+    ``voids`` was kept reads as no void shown."""
+    if "voids" not in data:
+        data = {**data, "voids": [""] * len(data["seats"])}
     return State(**{f.name: _tuples(data[f.name]) for f in fields(State)})

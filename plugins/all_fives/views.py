@@ -78,24 +78,58 @@ def unseen_dealt(
     state: State, seat: int | None, shuffle: Callable[[Sequence[str]], Sequence[str]]
 ) -> State:
     """The game with the cards ``seat`` has not seen dealt again in ``shuffle``'s order:
-    the other hands, the stock and the face-down discards; each hand held when the play
-    began keeps the cards its player has played since."""
+    the other hands, the stock and the face-down discards. No hand gets a card of a suit
+    its player has shown void in (``State.voids``); each hand held when the play began
+    keeps the cards its player has played since."""
     pos = state.position(seat) if seat is not None else None
     others = [p for p in range(state.n) if p != pos]
     pool = list(
         shuffle([c for p in others for c in state.hands[p]] + [*state.stock, *state.discards])
     )
+    dealt = _deal_around_voids(pool, [(len(state.hands[p]), state.voids[p]) for p in others])
     hands, held = list(state.hands), list(state.held)
-    for p in others:
-        new, pool = tuple(pool[: len(hands[p])]), pool[len(hands[p]) :]
+    taken: set[int] = set()
+    for p, picks in zip(others, dealt, strict=True):
+        new = tuple(pool[i] for i in picks)
+        taken.update(picks)
         if held[p]:
             played = Counter(held[p]) - Counter(hands[p])
             held[p] = (*new, *sorted(played.elements()))
         hands[p] = new
-    stock, discards = pool[: len(state.stock)], pool[len(state.stock) :]
+    rest = [c for i, c in enumerate(pool) if i not in taken]
+    stock, discards = rest[: len(state.stock)], rest[len(state.stock) :]
     return replace(
         state, hands=tuple(hands), held=tuple(held), stock=tuple(stock), discards=tuple(discards)
     )
+
+
+def _deal_around_voids(pool: Sequence[str], wants: Sequence[tuple[int, str]]) -> list[list[int]]:
+    """For each ``(size, voids)``, ``size`` indices into ``pool`` of cards of no suit in
+    ``voids``, each index dealt once: the first free fitting cards in ``pool``'s order,
+    moved along (augmenting paths) where an earlier hand took a card a later one needs.
+    The true deal is one such dealing, so one always exists."""
+    owner: dict[int, int] = {}  # pool index -> slot
+    slots = [(h, voids) for h, (size, voids) in enumerate(wants) for _ in range(size)]
+
+    def place(slot: int, seen: set[int]) -> bool:
+        voids = slots[slot][1]
+        fits = [i for i, c in enumerate(pool) if i not in seen and r.suit(c) not in voids]
+        for i in [*(i for i in fits if i not in owner), *(i for i in fits if i in owner)]:
+            if i in seen:
+                continue
+            seen.add(i)
+            if i not in owner or place(owner[i], seen):
+                owner[i] = slot
+                return True
+        return False
+
+    for slot in range(len(slots)):
+        if not place(slot, set()):
+            raise ValueError("no dealing agrees with the voids shown")
+    dealt: list[list[int]] = [[] for _ in wants]
+    for i in sorted(owner):
+        dealt[slots[owner[i]][0]].append(i)
+    return dealt
 
 
 def determinize(state: State, seat: int, rng: Rng) -> State:
