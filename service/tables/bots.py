@@ -173,6 +173,10 @@ class Bots(Collaborator):
             except ApiError as exc:
                 if exc.code != "VERSION_CONFLICT":
                     raise
+                # Another replica moved first: its commit may not be on a replica yet, so
+                # the entry is dropped only once one holds it, as above.
+                await self.due.unschedule(table_id, version, passed=True)
+                return
             await self.due.unschedule(table_id, version)
         except (ApiError, StoreUnavailable) as exc:
             log.warning("bot move on a table failed: %s", exc)

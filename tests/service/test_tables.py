@@ -89,6 +89,51 @@ async def test_bot_move_happens_once_with_two_workers(registry: Registry, make_s
         await second.close()
 
 
+async def test_a_bot_move_lost_to_another_replica_drops_its_entry_only_once_held(
+    registry: Registry, make_store
+):
+    """The replica that loses the race for a bot's move drops the due-index entry as one that
+    read past it: with replica acknowledgement, only once a replica holds the winner's
+    commit, which a failover could otherwise undo with the entry gone."""
+    settings = make_settings()
+    first = TableService(settings, registry, make_store())
+    second = TableService(settings, registry, first.store)
+
+    async def later(*_: object) -> None:  # no bot moves until each replica is told to
+        return None
+
+    first.bots.after_commit = later  # type: ignore[method-assign]
+    tid, _, token = await _bot_table(first)
+    await _human_move(first, tid, token)
+    waiting = await first.reads.must_load(tid)
+    assert waiting.to_act() == (1,)
+    dropped: list[tuple[str, int, bool]] = []
+    unschedule = second.bots.due.unschedule
+
+    async def recorded(table_id: str, version: int, *, passed: bool = False) -> None:
+        dropped.append((table_id, version, passed))
+        await unschedule(table_id, version, passed=passed)
+
+    commit = second.bots.committer.commit
+
+    async def beaten(*args, **kwargs):  # the first replica's bot moves meanwhile
+        await first.bots.run(tid, waiting.version)
+        return await commit(*args, **kwargs)
+
+    second.bots.due.unschedule = recorded  # type: ignore[method-assign]
+    second.bots.committer.commit = beaten  # type: ignore[method-assign]
+    try:
+        await second.bots.run(tid, waiting.version)
+        assert dropped[-1] == (tid, waiting.version, True)  # the last: the loser's
+        now = await second.reads.must_load(tid)
+        assert now.version == waiting.version + 1
+        assert first.metrics.get("tablestate_bot_moves_total") == 1
+        assert second.metrics.get("tablestate_bot_moves_total") == 0
+    finally:
+        await first.close()
+        await second.close()
+
+
 async def test_replay_confirms_a_finished_game_and_catches_tampering(registry, make_store):
     svc = TableService(make_settings(), registry, make_store())
     tid, _, token = await _bot_table(svc)
