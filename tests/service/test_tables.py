@@ -10,6 +10,7 @@ from support.server import make_settings
 from service.engine.replay import replay
 from service.plugins import Registry
 from service.tables import TableService
+from service.tables.loading import Loaded
 
 
 async def _bot_table(svc: TableService) -> tuple[str, str, str]:
@@ -31,19 +32,27 @@ async def _human_move(svc: TableService, tid: str, token: str) -> None:
     )
 
 
+async def _waiting_on_its_bot(svc: TableService) -> tuple[str, Loaded]:
+    """A table after a human's move, waiting on its bot; ``svc`` never sets the bot going
+    itself (as a replica that died right after the commit)."""
+
+    async def nothing(*_: object) -> None:
+        return None
+
+    svc.bots.after_commit = nothing  # type: ignore[method-assign]
+    tid, _, token = await _bot_table(svc)
+    await _human_move(svc, tid, token)
+    waiting = await svc.reads.must_load(tid)
+    assert waiting.to_act() == (1,)
+    return tid, waiting
+
+
 async def test_a_replica_dying_after_a_human_move_stalls_nothing(registry: Registry, make_store):
     settings = make_settings(bot_lease=0.3)
     dying = TableService(settings, registry, make_store())
     survivor = TableService(settings, registry, make_store())
 
-    async def die(*_: object) -> None:  # the commit landed; the replica died right after
-        return None
-
-    dying.bots.after_commit = die  # type: ignore[method-assign]
-    tid, _, token = await _bot_table(dying)
-    await _human_move(dying, tid, token)
-    waiting = await dying.reads.must_load(tid)
-    assert waiting.to_act() == (1,)
+    tid, waiting = await _waiting_on_its_bot(dying)  # the replica died after the commit
     if type(dying.store) is type(survivor.store) and "Memory" in type(dying.store).__name__:
         survivor = TableService(settings, registry, dying.store)  # one process, one memory
     survivor.start_worker(interval=0.05)
@@ -98,15 +107,7 @@ async def test_a_bot_move_lost_to_another_replica_drops_its_entry_only_once_held
     settings = make_settings()
     first = TableService(settings, registry, make_store())
     second = TableService(settings, registry, first.store)
-
-    async def later(*_: object) -> None:  # no bot moves until each replica is told to
-        return None
-
-    first.bots.after_commit = later  # type: ignore[method-assign]
-    tid, _, token = await _bot_table(first)
-    await _human_move(first, tid, token)
-    waiting = await first.reads.must_load(tid)
-    assert waiting.to_act() == (1,)
+    tid, waiting = await _waiting_on_its_bot(first)  # no bot moves until a replica is told to
     dropped: list[tuple[str, int, bool]] = []
     unschedule = second.bots.due.unschedule
 
