@@ -103,11 +103,34 @@ def unseen_dealt(
     )
 
 
-def _deal_around_voids(pool: Sequence[str], wants: Sequence[tuple[int, str]]) -> list[list[int]]:
+_Dealt = list[list[int]]  # for each hand, indices into the pool
+
+
+def _deal_around_voids(pool: Sequence[str], wants: Sequence[tuple[int, str]]) -> _Dealt:
     """For each ``(size, voids)``, ``size`` indices into ``pool`` of cards of no suit in
     ``voids``, each index dealt once: the first free fitting cards in ``pool``'s order,
     moved along (augmenting paths) where an earlier hand took a card a later one needs.
     The true deal is one such dealing, so one always exists."""
+    dealt = _dealt_in_order(pool, wants)
+    return dealt if dealt is not None else _dealt_by_matching(pool, wants)
+
+
+def _dealt_in_order(pool: Sequence[str], wants: Sequence[tuple[int, str]]) -> _Dealt | None:
+    """``_deal_around_voids``'s dealing when no card needs moving along (nearly always):
+    each hand takes the first free fitting cards, one pass over ``pool``; None otherwise."""
+    free = list(range(len(pool)))
+    dealt = []
+    for size, voids in wants:
+        hand = [i for i in free if r.suit(pool[i]) not in voids][:size] if voids else free[:size]
+        if len(hand) < size:
+            return None
+        taken = set(hand)
+        free = [i for i in free if i not in taken]
+        dealt.append(hand)
+    return dealt
+
+
+def _dealt_by_matching(pool: Sequence[str], wants: Sequence[tuple[int, str]]) -> _Dealt:
     owner: dict[int, int] = {}  # pool index -> slot
     slots = [(h, voids) for h, (size, voids) in enumerate(wants) for _ in range(size)]
 
@@ -126,7 +149,7 @@ def _deal_around_voids(pool: Sequence[str], wants: Sequence[tuple[int, str]]) ->
     for slot in range(len(slots)):
         if not place(slot, set()):
             raise ValueError("no dealing agrees with the voids shown")
-    dealt: list[list[int]] = [[] for _ in wants]
+    dealt: _Dealt = [[] for _ in wants]
     for i in sorted(owner):
         dealt[slots[owner[i]][0]].append(i)
     return dealt

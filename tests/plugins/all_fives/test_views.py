@@ -3,12 +3,14 @@ and a bot's draws of the hidden cards (``determinize``) never deal that player o
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from plugins.all_fives import rules as r
 from plugins.all_fives.game import GAME
 from plugins.all_fives.state import decode, encode
-from plugins.all_fives.views import _deal_around_voids
+from plugins.all_fives.views import _deal_around_voids, _dealt_by_matching, _dealt_in_order
 from service.engine import Rng
 
 from .support import MAY_TRUMP, driver, play_all
@@ -90,3 +92,22 @@ def test_each_hand_is_dealt_around_its_voids(pool, wants):
 def test_no_dealing_at_all_is_an_error():
     with pytest.raises(ValueError, match="voids"):
         _deal_around_voids(["2H", "3H"], [(1, "H")])
+
+
+def test_the_one_pass_dealing_is_the_matching_s_wherever_it_deals_at_all():
+    pick, passes, falls_back = random.Random(5), 0, 0
+    for _ in range(500):
+        pool = pick.sample(r.DECK, pick.randint(4, 20))
+        wants = [(pick.randint(0, 4), "".join(pick.sample("SHCD", pick.randint(0, 3))))
+                 for _ in range(pick.randint(1, 3))]  # fmt: skip
+        try:
+            matched = _dealt_by_matching(pool, wants)
+        except ValueError:
+            continue
+        in_order = _dealt_in_order(pool, wants)
+        if in_order is None:
+            falls_back += 1
+        else:
+            passes += 1
+            assert in_order == matched
+    assert passes > 100 and falls_back > 0
