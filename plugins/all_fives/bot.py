@@ -92,11 +92,12 @@ def bot(view: BotView[State], rng: Rng) -> Move:
 
 
 def standing(state: State, seat: int, rules: RuleSet) -> float:
-    """The seat's side's lead in game points, the points of its tricks this deal counted
-    in at a tenth (the strong bot's judge of a playout)."""
+    """The seat's side's lead in game points, the points of its tricks in a deal still in
+    play counted in again at a tenth, and 100 for a game won (the strong bot's judge of a
+    playout)."""
     pos = state.position(seat)
     assert pos is not None
-    trump = state.trump or ""
+    trump = state.trump or "" if state.phase != GAME_OVER else ""
     deal = [0.0] * state.n_sides
     for p, cards in enumerate(state.won):
         deal[state.sides[p]] += r.trick_points(list(cards), trump) / 10 if trump else 0.0
