@@ -10,8 +10,8 @@ What is left of a deal is a game of perfect information in the draw, with no cha
 its points are those of the tricks still to be won: each trick's trump honours to its
 winner (DECISIONS 2.2 rules 6-8). So the value of a position is the leader's points less
 the follower's over the tricks left, a function of the two hands alone, found by minimax
-over cards as bits with a table of the positions met (hands of six or nine cards have a
-few thousand). The seat's standing after the deal is increasing in that difference (the
+over cards as bits: alpha-beta, a table of the bounds found for each position met, and
+cards that play alike (neighbours in a suit, of equal points) tried once. The seat's standing after the deal is increasing in that difference (the
 points left are fixed, and the game is checked once the deal is scored), so the move best
 for the difference is best for the standing too.
 
@@ -46,11 +46,14 @@ _INDEX: Final = {card: i for i, card in enumerate(r.DECK)}  # suit-major: rank o
 _SUIT_BITS: Final = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
 _SUIT_OF: Final = tuple(i // 13 for i in range(52))
 
-# (trump, may_trump) -> {(leader's hand, follower's hand): leader's points less the
-# follower's}. Exact values of pure positions, so sharing them between the moves and draws
-# of one search (and between searches) changes no answer; bounded so it cannot grow.
-_TABLES: dict[tuple[str, bool], dict[tuple[int, int], int]] = {}
+# (trump, may_trump) -> {(leader's hand, follower's hand): bounds (low, high) on the
+# leader's points less the follower's}. True bounds of pure positions, so sharing them
+# between the moves and draws of one search (and between searches) changes no answer, only
+# its cost; bounded so it cannot grow.
+_TABLES: dict[tuple[str, bool], dict[tuple[int, int], tuple[int, int]]] = {}
 _MOST: Final = 30_000
+_INF: Final = 1_000  # beyond any value: a deal holds at most 25 points of honours
+_UNKNOWN: Final = (-_INF, _INF)
 #: The most cards in the two hands it solves: eight each takes a few milliseconds, nine
 #: each tens to hundreds; a larger deal (after a run) is played on until it is this small.
 MOST_CARDS: Final = 16
@@ -108,47 +111,63 @@ class _Solver:
                     out ^= low
         return out
 
-    def reply_value(self, lead: int, hl: int, hf: int, best: float) -> float:
+    def reply_value(self, lead: int, hl: int, hf: int, alpha: int = -_INF, beta: int = _INF) -> int:
         """The leader's value once ``lead`` is out of ``hl`` and on the table, the follower
-        answering at its best; stops early once it is no more than ``best``."""
+        answering at its best: exact within ``(alpha, beta)``, else a bound beyond it."""
         points, trump = self.points, self.trump
-        worst = float("inf")
-        replies = self.replies(hf, lead)
+        worst = _INF
+        replies = self.distinct(self.replies(hf, lead), hl | hf | 1 << lead)
         s = _SUIT_OF[lead]
-        replies = self.distinct(replies, hl | hf | 1 << lead)
-        while replies:
-            low = replies & -replies
+        while replies:  # highest first: a card that wins is likelier to cut the search
+            b = replies.bit_length() - 1
+            low = 1 << b
             replies ^= low
-            b = low.bit_length() - 1
             p = points[lead] + points[b]
             sb = _SUIT_OF[b]
-            lead_wins = lead > b if sb == s else sb != trump
             rest = hf ^ low
-            v = p + self.value(hl, rest) if lead_wins else -p - self.value(rest, hl)
+            top = beta if beta < worst else worst
+            if (lead > b) if sb == s else (sb != trump):
+                v = p + self.value(hl, rest, alpha - p, top - p)
+            else:
+                v = -p - self.value(rest, hl, -top - p, -alpha - p)
             if v < worst:
                 worst = v
-                if worst <= best:
+                if worst <= alpha:
                     break
         return worst
 
-    def value(self, hl: int, hf: int) -> int:
-        """The leader's points less the follower's over the tricks left."""
+    def value(self, hl: int, hf: int, alpha: int = -_INF, beta: int = _INF) -> int:
+        """The leader's points less the follower's over the tricks left: exact within
+        ``(alpha, beta)``, else a bound beyond it (alpha-beta, the table holding bounds)."""
         if not hl:
             return 0
         key = (hl, hf)
-        known = self.table.get(key)
-        if known is not None:
-            return known
-        best = float("-inf")
+        lo, hi = self.table.get(key, _UNKNOWN)
+        if lo == hi or lo >= beta:
+            return lo
+        if hi <= alpha:
+            return hi
+        a = alpha if alpha > lo else lo
+        b = beta if beta < hi else hi
+        best = -_INF
         leads = self.distinct(hl, hl | hf)
         while leads:
-            low = leads & -leads
+            i = leads.bit_length() - 1
+            low = 1 << i
             leads ^= low
-            v = self.reply_value(low.bit_length() - 1, hl ^ low, hf, best)
+            v = self.reply_value(i, hl ^ low, hf, best if best > a else a, b)
             if v > best:
                 best = v
-        self.table[key] = int(best)
-        return int(best)
+                if best >= b:
+                    break
+        if best <= a:
+            hi = best
+        elif best >= b:
+            lo = best
+        else:
+            lo = hi = best
+        self.table[key] = (lo, hi)
+        return best
 
 
 def solve(state: State, seat: int, rules: RuleSet) -> float | None:
@@ -171,7 +190,7 @@ def solve(state: State, seat: int, rules: RuleSet) -> float | None:
         follower = 1 - leader
         lead = _INDEX[card]
         hl, hf = _bits(state.hands[leader]), _bits(state.hands[follower])
-        d = solver.reply_value(lead, hl, hf, float("-inf"))
+        d = solver.reply_value(lead, hl, hf)
         left = solver.points[lead]
     else:
         leader = state.turn
