@@ -11,9 +11,10 @@ its points are those of the tricks still to be won: each trick's trump honours t
 winner (DECISIONS 2.2 rules 6-8). So the value of a position is the leader's points less
 the follower's over the tricks left, a function of the two hands alone, found by minimax
 over cards as bits: alpha-beta, a table of the bounds found for each position met, and
-cards that play alike (neighbours in a suit, of equal points) tried once. The seat's standing after the deal is increasing in that difference (the
-points left are fixed, and the game is checked once the deal is scored), so the move best
-for the difference is best for the standing too.
+cards that play alike (neighbours in a suit, of equal points) tried once. The seat's
+standing after the deal is increasing in that difference (the points left are fixed, and
+the game is checked once the deal is scored), so the move best for the difference is best
+for the standing too.
 
 Where the rules add what this does not model (Seven-up's points at the end of a deal,
 pegging out during it) or more than two hands play, it answers None and the bot plays the
