@@ -21,7 +21,6 @@ from plugins.all_fives.legal import legal_moves, to_act
 from plugins.all_fives.moves import check_move
 from plugins.all_fives.schema import AllFivesMoveInput, AllFivesState
 from plugins.all_fives.setup import check_setup, setup
-from plugins.all_fives.solver import solve
 from plugins.all_fives.state import DISCARD, GAME_OVER, PLAY, State, decode, encode
 from plugins.all_fives.views import determinize, view
 from service.engine import GameDef, Result
@@ -134,5 +133,4 @@ GAME: Final = GameDef[State](
     standing=standing,
     bot_stage=stage,
     bot_depth=60,
-    bot_solve=solve,
 )

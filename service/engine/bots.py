@@ -19,16 +19,14 @@ Levels (``addBot(level:)``):
   own bot's choice and others drawn) is played and followed by moves of the game's own bot
   in every seat until the stage moved in ends (``GameDef.bot_stage``: Five Crowns' round,
   All Fives' deal) or ``GameDef.bot_depth`` moves are made, then scored by
-  ``GameDef.standing``; a game that can solve the rest of a stage on the drawn state
-  (``GameDef.bot_solve``: All Fives' play of a two-hand deal) is asked before each move of
-  the playout, and its answer is taken in place of playing on. Every move meets the same
-  draw and the same chance, so the scores of one draw are compared pairwise. The best move
-  by its total is played only if it beats the game's own bot's choice by more than one
-  standard error of their difference, draw by draw; otherwise the own bot's choice is (a
-  playout is noisy, and a search that trusts a lucky draw plays worse than the heuristic it
-  plays out with). With an iteration budget it is deterministic; ``time_ms`` caps a move's
-  thinking and, when reached, stops after the draw in hand (so it may change the choice:
-  tests and replays rely on the iteration budget alone, with a cap they never reach).
+  ``GameDef.standing``. Every move meets the same draw and the same chance, so the scores
+  of one draw are compared pairwise. The best move by its total is played only if it beats
+  the game's own bot's choice by more than one standard error of their difference, draw by
+  draw; otherwise the own bot's choice is (a playout is noisy, and a search that trusts a
+  lucky draw plays worse than the heuristic it plays out with). With an iteration budget it
+  is deterministic; ``time_ms`` caps a move's thinking and, when reached, stops after the
+  draw in hand (so it may change the choice: tests and replays rely on the iteration
+  budget alone, with a cap they never reach).
 
 Every draw comes from generators forked off the one the core hands in (the table's, at the
 version moved at), so a bot's move is as reproducible as the deal.
@@ -102,12 +100,9 @@ def _stage(game: GameDef[S], state: S) -> Hashable:
 def _played_out(
     game: GameDef[S], state: S, seat: int, rules: RuleSet, rng: Rng, depth: int, stage: Hashable
 ) -> float:
-    solve = game.bot_solve
     for _ in range(depth):
         if game.result(state) is not None or _stage(game, state) != stage:
             break
-        if solve is not None and (solved := solve(state, seat, rules)) is not None:
-            return solved
         acting = game.to_act(state)
         mover = acting[0]
         move = game.bot(BotView(mover, state, rules, game), rng)

@@ -149,12 +149,6 @@ class GameDef(Generic[S]):
             changes, so that ``standing`` judges the stage it moved in once it is scored, or
             after ``bot_depth`` moves, whichever comes first. Default: one stage.
         bot_depth: the most moves a ``strong`` bot's playout makes before ``standing`` judges.
-        bot_solve: ``(state, seat, rules) -> float | None``: where the game can tell it, the
-            ``standing`` of ``seat`` once the stage ``state`` is in is scored, every seat
-            playing on at its best with every part of ``state`` in sight (a solver for the
-            rest of a deal), else None. A ``strong`` bot's playout asks it before each move
-            and takes its answer in place of playing on (it searches a drawn state, so this
-            is the judge of a draw, never a peek). Default: never (play on).
         encode, decode: the state to and from JSON for the store.
         check_move: the shape check of a move (``None`` when well formed, else the reason
             for a ``BAD_INPUT``), before turn and legality are checked.
@@ -205,7 +199,6 @@ class GameDef(Generic[S]):
     standing: Callable[[S, int, RuleSet], float] | None = None
     bot_stage: Callable[[S], Hashable] | None = None
     bot_depth: int = 40
-    bot_solve: Callable[[S, int, RuleSet], float | None] | None = None
 
 
 @dataclass(frozen=True)

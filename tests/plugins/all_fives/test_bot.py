@@ -8,9 +8,10 @@ from dataclasses import replace
 
 import pytest
 
+from plugins.all_fives.bot import standing
 from plugins.all_fives.game import GAME
-from plugins.all_fives.state import BUNCH, DISCARD, GIVE_OR_RUN, PLAY, STAND_OR_BEG
-from service.engine import Rng
+from plugins.all_fives.state import BUNCH, DISCARD, GAME_OVER, GIVE_OR_RUN, PLAY, STAND_OR_BEG
+from service.engine import Rng, RuleSet
 from service.engine.bots import NORMAL, choose
 
 from .support import BUNCH as BUNCH_RULE
@@ -152,3 +153,16 @@ def test_discards_its_cheapest_card():
 )
 def test_bunch(hand, expected):
     assert _choose(BUNCH, hand, rules=[BUNCH_RULE]) == expected
+
+
+def test_the_strong_bots_judge_counts_a_finished_games_last_deal_once():
+    """A finished game's standing is 100 for the win and the lead in scores: the points of
+    its last deal's tricks are in the scores already, not counted again at a tenth."""
+    d = driver([["AS", "KS", "QS", "2H", "3H", "4H"], REST], "10S", options={"targetScore": 5})
+    d.move(0, {"stand": True})
+    over = replace(d.state, phase=GAME_OVER, won=(("AS", "2C"), ()), scores=(7, 2), winners=(0,))
+    assert standing(over, 0, RuleSet()) == 105.0
+    assert standing(over, 1, RuleSet()) == -5.0
+    # In play, the tricks of the deal count in again at a tenth: AS is 4 points.
+    playing = replace(over, phase=PLAY, winners=())
+    assert standing(playing, 0, RuleSet()) == pytest.approx(5.4)
