@@ -218,6 +218,7 @@ def create_app(
     tables = TableService(settings, registry, store, metrics, clock)
     hub = Hub(store, metrics, settings.subscriber_queue, tables.reads.load_table)
     tables.on_commit = hub.local_commit
+    tables.on_append = hub.appending
     guard = Guard(settings, store, metrics)
     services = Services(
         settings,

@@ -102,6 +102,7 @@ def unless_slow(item: Any) -> Any:
 
 
 _ANY: Final = (1 << 62, 0)  # an announcement without a usable cursor: past every cursor
+_UNKNOWN: Final = (-1, 0)  # ... and before every cursor, for ``_Feed.pending``
 
 
 @dataclass(eq=False)
@@ -125,6 +126,15 @@ class _Feed:
     fetching: bool = False
     # The newest cursor announced by the store (``_ANY``: unknown, fetch whatever is new).
     announced: tuple[int, int] | None = None
+    # The oldest cursor past ``last`` heard of (announced, or handed over out of turn)
+    # since the last fetch began: a commit handed over by this replica follows what the
+    # feed holds only if nothing before it is still to be read (an event appended at the
+    # previous version: presence, chat). ``_UNKNOWN``: an announcement without a cursor.
+    pending: tuple[int, int] | None = None
+    # Appends this replica has sent for the table and not yet handed over (their reply, or
+    # their announcement, may come after a later commit's): no commit is delivered
+    # without a fetch meanwhile.
+    appends: int = 0
     task: asyncio.Task[None] | None = None
     # The newest table known (at the version of the last event delivered, or later; None:
     # not read yet), and how many subscribers need it.
@@ -172,6 +182,7 @@ class Hub:
             return  # delivered already (this replica's own commit)
         if feed.announced is None or key > feed.announced:
             feed.announced = key
+        _expect(feed, _UNKNOWN if key is _ANY else key)
         feed.wake.set()
 
     async def _run(self, feed: _Feed) -> None:
@@ -181,7 +192,7 @@ class Hub:
             if not feed.wake.is_set():
                 continue  # settled meanwhile by this replica's own commit (local_commit)
             feed.wake.clear()
-            feed.announced = None  # this fetch reads everything announced so far
+            feed.announced = feed.pending = None  # this fetch reads everything heard of
             feed.fetching = True
             try:
                 while True:
@@ -250,25 +261,47 @@ class Hub:
         feed = self._feeds.get(table_id)
         if feed is None or not events:
             return
+        first = cursor_key(events[0].cursor)
         if table is not None and table.version >= events[-1].version:
             feed.learn(table)
         elif feed.followers:
+            _expect(feed, first)
             feed.wake.set()  # the fetch reads the table at these events' version
             return
-        first = cursor_key(events[0].cursor)
         if feed.last is not None and first[1] == 0 and first[0] == feed.last[0] + 1:
-            # The feed holds the whole previous commit unless a fetch is under way; then
-            # fetching settles it. The store's announcement of this very commit may have
-            # come first (it travels on another connection) and woken the feed: when
-            # nothing newer was announced, these events settle it without a fetch.
-            if not feed.fetching:
+            # The feed holds the whole previous commit unless a fetch is under way (then
+            # fetching settles it) or something after what it holds and before this commit
+            # was heard of (an event appended at the previous version). The store's
+            # announcement of this very commit may have come first (it travels on another
+            # connection) and woken the feed: when nothing newer was announced, these
+            # events settle it without a fetch.
+            if (
+                not feed.fetching
+                and not feed.appends
+                and (feed.pending is None or feed.pending >= first)
+            ):
                 for event in events:
                     self._deliver(feed, Delivery(event))
                 announced, last = feed.announced, feed.last
-                if feed.wake.is_set() and announced is not None and announced <= last:
+                pending = feed.pending
+                if (
+                    feed.wake.is_set()
+                    and announced is not None
+                    and announced <= last
+                    and (pending is None or pending <= last)
+                ):
                     feed.wake.clear()
+                    feed.pending = None
                 return
+        _expect(feed, first)
         feed.wake.set()
+
+    def appending(self, table_id: str, on: bool) -> None:
+        """An append (presence, chat) to the table is sent (``on``) or handed over or given
+        up (not ``on``): see ``_Feed.appends``."""
+        feed = self._feeds.get(table_id)
+        if feed is not None and (on or feed.appends):
+            feed.appends += 1 if on else -1
 
     async def _open(self, table_id: str) -> _Feed:
         feed = self._feeds.get(table_id)
@@ -362,6 +395,15 @@ class Hub:
             if feed.task is not None:
                 feed.task.cancel()
         self._feeds.clear()
+
+
+def _expect(feed: _Feed, key: tuple[int, int]) -> None:
+    """Note that ``key`` is to be read, unless the feed holds it already (``_UNKNOWN``:
+    something is, maybe before what it holds)."""
+    if key is not _UNKNOWN and feed.last is not None and key <= feed.last:
+        return
+    if feed.pending is None or key < feed.pending:
+        feed.pending = key
 
 
 def _table(feed: _Feed, follows: bool) -> Any:

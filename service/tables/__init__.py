@@ -60,6 +60,8 @@ class TableService:
         self.clock = clock
         self.on_commit: Callable[[str, tuple[StoredEvent, ...], eng.Table | None], None] | None
         self.on_commit = None
+        # Told of each append this replica sends (True) and hands over or gives up (False).
+        self.on_append: Callable[[str, bool], None] | None = None
         self.reads = Tables(registry, store, metrics, store)
         self.seeds = Seeds(settings.secret)
         self.play = Play(self.seeds, clock)
@@ -105,7 +107,7 @@ class TableService:
         )
         self.moves = Moves(self.committer, store, self.play, in_flight=settings.moves_in_flight)
         self.rematches = Rematches(self.operations)
-        appends = Appends(self.reads, store, self._delivered)
+        appends = Appends(self.reads, store, self._delivered, self._appending)
         self.chat = Chat(
             appends,
             store,
@@ -121,6 +123,10 @@ class TableService:
     ) -> None:
         if self.on_commit is not None:
             self.on_commit(table_id, events, table)
+
+    def _appending(self, table_id: str, on: bool) -> None:
+        if self.on_append is not None:
+            self.on_append(table_id, on)
 
     def start_worker(self, interval: float = 0.25) -> None:
         """Start the due-index worker (bots, clocks, grace periods)."""

@@ -40,19 +40,31 @@ log = logging.getLogger("tablestate.social")
 class Appends:
     """Appends events at a table's version and hands them to this replica's hub."""
 
-    def __init__(self, tables: Tables, store: TableStore, local_commit: LocalCommit) -> None:
+    def __init__(
+        self,
+        tables: Tables,
+        store: TableStore,
+        local_commit: LocalCommit,
+        appending: Callable[[str, bool], None],
+    ) -> None:
         self.tables = tables
         self.store = store
         self.local_commit = local_commit
+        self.appending = appending
 
     async def say(self, table_id: str, event: NewEvent, table: eng.Table) -> StoredEvent:
         """Append ``event`` (``table``: the table as loaded for it; the hub gets it when the
-        event is at its version)."""
-        stored = await self.tables.call(self.store.append(table_id, [event]))
-        if not stored:
-            raise ApiError("NOT_FOUND", "no such table")
-        same = table.version == stored[-1].version
-        self.local_commit(table_id, stored, table if same else None)
+        event is at its version). The hub is told before it is sent, so that a commit of
+        this replica answered first is not taken to follow what its subscribers hold."""
+        self.appending(table_id, True)
+        try:
+            stored = await self.tables.call(self.store.append(table_id, [event]))
+            if not stored:
+                raise ApiError("NOT_FOUND", "no such table")
+            same = table.version == stored[-1].version
+            self.local_commit(table_id, stored, table if same else None)
+        finally:
+            self.appending(table_id, False)
         return stored[0]  # type: ignore[no-any-return]
 
 
