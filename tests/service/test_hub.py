@@ -98,12 +98,7 @@ async def test_resume_in_the_middle_of_a_commit():
 async def test_own_commit_announced_first_needs_no_fetch(monkeypatch):
     """The store's announcement of this replica's own commit may come before the commit's
     reply: the events handed over by ``local_commit`` settle it, with no read back."""
-    store = MemoryStore()
-    hub = Hub(store, Metrics(), queue_size=100)
-    await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
-    sub = hub.subscribe("t", None)
-    assert (await anext(sub))[0].event.cursor == "1-0"
-    await asyncio.sleep(0.05)
+    store, hub, sub = await _subscribed()
     calls = 0
     real = store.events
 
@@ -245,20 +240,39 @@ async def test_events_of_one_commit_reach_every_subscriber_in_order_when_the_mov
     await hub.close()
 
 
-@pytest.mark.parametrize("announced_first", [False, True], ids=["reply-first", "announced-first"])
-async def test_an_event_appended_at_a_version_is_not_lost_to_the_next_commit(announced_first):
-    """Presence or chat appended at version 2 (``2-1``), then the next commit (``3-0``)
-    handed over by this replica before a fetch read the append: the feed must not take
-    the commit as following what it holds, or ``2-1`` is skipped for good."""
+async def _subscribed() -> tuple[MemoryStore, Hub, Any]:
+    """A table at version 1 and a subscriber that has heard its ``1-0``."""
     store = MemoryStore()
     hub = Hub(store, Metrics(), queue_size=100)
     await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
     sub = hub.subscribe("t", None)
     assert (await anext(sub))[0].event.cursor == "1-0"
     await asyncio.sleep(0.05)
+    return store, hub, sub
+
+
+async def _subscribed_at_version_two() -> tuple[MemoryStore, Hub, Any]:
+    """The same at version 2 (``2-0`` committed here and handed over)."""
+    store, hub, sub = await _subscribed()
     first = await store.commit("t", 1, "{}", META, [NewEvent("tick", "x", {})], ttl=60)
     hub.local_commit("t", first.events)
     assert (await asyncio.wait_for(anext(sub), 5))[0].event.cursor == "2-0"
+    return store, hub, sub
+
+
+async def _hears(sub: Any, hub: Hub, cursors: list[str]) -> None:
+    got = [(await asyncio.wait_for(anext(sub), 5))[0].event.cursor for _ in cursors]
+    assert got == cursors
+    await sub.aclose()
+    await hub.close()
+
+
+@pytest.mark.parametrize("announced_first", [False, True], ids=["reply-first", "announced-first"])
+async def test_an_event_appended_at_a_version_is_not_lost_to_the_next_commit(announced_first):
+    """Presence or chat appended at version 2 (``2-1``), then the next commit (``3-0``)
+    handed over by this replica before a fetch read the append: the feed must not take
+    the commit as following what it holds, or ``2-1`` is skipped for good."""
+    store, hub, sub = await _subscribed_at_version_two()
     appended = await store.append("t", [NewEvent("seat.connected", "x", {}, 0)])
     assert [e.cursor for e in appended] == ["2-1"]
     if announced_first:
@@ -266,32 +280,18 @@ async def test_an_event_appended_at_a_version_is_not_lost_to_the_next_commit(ann
     hub.local_commit("t", appended)
     nxt = await store.commit("t", 2, "{}", META, [NewEvent("tick", "x", {})], ttl=60)
     hub.local_commit("t", nxt.events)
-    got = [(await asyncio.wait_for(anext(sub), 5))[0].event.cursor for _ in range(2)]
-    assert got == ["2-1", "3-0"]
-    await sub.aclose()
-    await hub.close()
+    await _hears(sub, hub, ["2-1", "3-0"])
 
 
 async def test_a_commit_answered_before_this_replicas_own_append_waits_for_a_fetch():
     """This replica's append at version 2 is sent, and its next commit answered before the
     append's reply or announcement: the commit is fetched after the append, not delivered
     on its own (the hub was told of the append in flight)."""
-    store = MemoryStore()
-    hub = Hub(store, Metrics(), queue_size=100)
-    await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
-    sub = hub.subscribe("t", None)
-    assert (await anext(sub))[0].event.cursor == "1-0"
-    await asyncio.sleep(0.05)
-    first = await store.commit("t", 1, "{}", META, [NewEvent("tick", "x", {})], ttl=60)
-    hub.local_commit("t", first.events)
-    assert (await asyncio.wait_for(anext(sub), 5))[0].event.cursor == "2-0"
+    store, hub, sub = await _subscribed_at_version_two()
     hub.appending("t", True)
     appended = await store.append("t", [NewEvent("seat.connected", "x", {}, 0)])
     nxt = await store.commit("t", 2, "{}", META, [NewEvent("tick", "x", {})], ttl=60)
     hub.local_commit("t", nxt.events)  # before the append's reply or announcement
     hub.local_commit("t", appended)
     hub.appending("t", False)
-    got = [(await asyncio.wait_for(anext(sub), 5))[0].event.cursor for _ in range(2)]
-    assert got == ["2-1", "3-0"]
-    await sub.aclose()
-    await hub.close()
+    await _hears(sub, hub, ["2-1", "3-0"])
