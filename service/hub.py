@@ -253,11 +253,16 @@ class Hub:
         feed.learn(found if found is not None else _GONE)
 
     def local_commit(
-        self, table_id: str, events: tuple[StoredEvent, ...], table: Versioned | None = None
+        self,
+        table_id: str,
+        events: tuple[StoredEvent, ...],
+        table: Versioned | None = None,
+        appended: str = "",
     ) -> None:
-        """Events this replica just committed, and the table at their version (None: not
-        known): deliver at once when they follow what the feed holds (else wake the feed
-        to fetch)."""
+        """Events this replica just committed, the table at their version (None: not
+        known), and the newest cursor appended at the version the commit followed (the
+        store's word; "": none): deliver at once when they follow what the feed holds
+        (else wake the feed to fetch)."""
         feed = self._feeds.get(table_id)
         if feed is None or not events:
             return
@@ -271,7 +276,8 @@ class Hub:
         if feed.last is not None and first[1] == 0 and first[0] == feed.last[0] + 1:
             # The feed holds the whole previous commit unless a fetch is under way (then
             # fetching settles it) or something after what it holds and before this commit
-            # was heard of (an event appended at the previous version). The store's
+            # was heard of, or is in flight here, or is named by the store (an event
+            # appended at the previous version: ``appended``). The store's
             # announcement of this very commit may have come first (it travels on another
             # connection) and woken the feed: when nothing newer was announced, these
             # events settle it without a fetch.
@@ -279,6 +285,7 @@ class Hub:
                 not feed.fetching
                 and not feed.appends
                 and (feed.pending is None or feed.pending >= first)
+                and (not appended or cursor_key(appended) <= feed.last)
             ):
                 for event in events:
                     self._deliver(feed, Delivery(event))

@@ -111,7 +111,8 @@ class RedisTables(Reach):
         previous = _wire.text(reply[2])
         if (create or previous != meta.status) and not meta.private:
             await self._index(table_id, meta, previous)
-        return CommitResult(ok=True, version=version, events=stored)
+        appended = _wire.text(reply[3]) if len(reply) > 3 else ""
+        return CommitResult(ok=True, version=version, events=stored, appended=appended)
 
     async def _index(self, table_id: str, meta: TableMeta, previous: str) -> None:
         """Best effort: the commit has landed whatever happens here."""

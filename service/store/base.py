@@ -186,7 +186,9 @@ class IdempotencyRecord:
 class CommitResult:
     """The outcome of a commit.
 
-    ``ok``: it landed; ``version`` is the new version and ``events`` carry their cursors.
+    ``ok``: it landed; ``version`` is the new version and ``events`` carry their cursors;
+    ``appended`` is the newest cursor appended (chat, presence) at the version it followed,
+    or "" when there is none.
     Not ``ok`` with ``record`` None: a version conflict; ``version`` is the table's current
     version. ``record`` set: the idempotency key was already recorded (by a racing request);
     nothing was applied, and the record says what the first request did.
@@ -196,6 +198,7 @@ class CommitResult:
     version: int
     events: tuple[StoredEvent, ...] = ()
     record: IdempotencyRecord | None = None
+    appended: str = ""
 
 
 @dataclass(frozen=True, slots=True)

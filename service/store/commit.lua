@@ -12,8 +12,9 @@
 --       12 idempotency records kept per table, 13 "1" to announce the last cursor here
 --       ("0": the caller announces it once a replica acknowledged the commit),
 --       14.. pairs of (stream id "<version>-<n>", event JSON)
--- Returns {1, new version, previous status} when applied, {0, current version} on a
--- conflict, {2, current version, record} when the idempotency key is already recorded.
+-- Returns {1, new version, previous status, the newest cursor appended (chat, presence)
+-- at the version it followed or ""} when applied, {0, current version} on a conflict,
+-- {2, current version, record} when the idempotency key is already recorded.
 --
 -- The first write is the HSET below: a Redis at its maxmemory (noeviction) refuses it
 -- with an OOM error before anything is written, and lets a script that has begun writing
@@ -34,6 +35,19 @@ end
 
 local version = current + 1
 local previous = redis.call('HGET', KEYS[1], 'status') or ''
+-- What was appended at the version this follows (a subscriber fed this commit by the
+-- replica that made it must have read those first).
+local appended, newest_seq = '', -1
+for i = 7, 8 do
+  local newest = redis.call('XREVRANGE', KEYS[i], '+', '-', 'COUNT', 1)
+  if #newest > 0 then
+    local v, seq = string.match(newest[1][1], '^(%d+)-(%d+)$')
+    if tonumber(v) == current and tonumber(seq) > newest_seq then
+      newest_seq = tonumber(seq)
+      appended = newest[1][1]
+    end
+  end
+end
 redis.call('HSET', KEYS[1], 'v', version, 'snap', ARGV[4], 'game', ARGV[5],
   'status', ARGV[6], 'created', ARGV[7])
 
@@ -68,4 +82,4 @@ end
 if last ~= '' and ARGV[13] == '1' then
   redis.call('SPUBLISH', KEYS[5], last)
 end
-return {1, version, previous}
+return {1, version, previous, appended}

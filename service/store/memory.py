@@ -212,6 +212,16 @@ class MemoryStore:
         if table.version != expected_version:
             return CommitResult(ok=False, version=table.version)
         version = expected_version + 1
+        appended = max(
+            (
+                log.events[-1].cursor
+                for log in (table.chat, table.quiet)
+                if log.keys
+                if log.keys[-1][0] == expected_version
+            ),
+            key=cursor_key,
+            default="",
+        )
         stored = stamp(version, game_events(events))
         table.snapshot, table.version, table.meta = snapshot, version, meta
         table.expires_at = self._clock() + ttl
@@ -224,7 +234,7 @@ class MemoryStore:
             while len(records) > self._idempotency_kept:  # oldest first: insertion order
                 del records[next(iter(records))]
         self._announce(table_id, stored)
-        return CommitResult(ok=True, version=version, events=stored)
+        return CommitResult(ok=True, version=version, events=stored, appended=appended)
 
     async def idempotency(self, table_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         table = self._live(table_id)

@@ -30,7 +30,7 @@ from service.tables.clocks import Clocks, UndoRecords
 from service.tables.commit import Change, Committed, Committer, Operation
 from service.tables.loading import Loaded, Tables
 from service.tables.moves import Moves
-from service.tables.notices import Deliveries, LobbyNotices, UserIndex
+from service.tables.notices import Deliveries, LobbyNotices, LocalCommit, UserIndex
 from service.tables.operations import Operations
 from service.tables.play import Play, Seeds
 from service.tables.rematch import Rematches
@@ -58,7 +58,7 @@ class TableService:
         self.store = store
         self.metrics = metrics = metrics or Metrics()
         self.clock = clock
-        self.on_commit: Callable[[str, tuple[StoredEvent, ...], eng.Table | None], None] | None
+        self.on_commit: LocalCommit | None
         self.on_commit = None
         # Told of each append this replica sends (True) and hands over or gives up (False).
         self.on_append: Callable[[str, bool], None] | None = None
@@ -119,10 +119,14 @@ class TableService:
         self.attendance = Attendance(appends, store, clock, ttl=settings.presence_ttl)
 
     def _delivered(
-        self, table_id: str, events: tuple[StoredEvent, ...], table: eng.Table | None
+        self,
+        table_id: str,
+        events: tuple[StoredEvent, ...],
+        table: eng.Table | None,
+        appended: str,
     ) -> None:
         if self.on_commit is not None:
-            self.on_commit(table_id, events, table)
+            self.on_commit(table_id, events, table, appended)
 
     def _appending(self, table_id: str, on: bool) -> None:
         if self.on_append is not None:

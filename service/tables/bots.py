@@ -100,7 +100,7 @@ class Bots(Collaborator):
             raise ApiError("UNAVAILABLE", "the store is unreachable; retry later") from exc
 
     async def after_commit(
-        self, before: Loaded, done: Loaded, events: tuple[StoredEvent, ...]
+        self, before: Loaded, done: Loaded, events: tuple[StoredEvent, ...], appended: str
     ) -> None:
         if self._closing or not bot_seats(done.table, done.to_act()):
             return

@@ -102,9 +102,10 @@ class Collaborator:
             ApiError: ``UNAVAILABLE``: then nothing is committed."""
 
     async def after_commit(
-        self, before: Loaded, done: Loaded, events: tuple[StoredEvent, ...]
+        self, before: Loaded, done: Loaded, events: tuple[StoredEvent, ...], appended: str
     ) -> None:
-        """The commit landed (``done`` is the table after it): react (best effort, quickly:
+        """The commit landed (``done`` is the table after it; ``appended``: the newest
+        cursor appended at the version it followed, or ""): react (best effort, quickly:
         the caller's answer waits for this)."""
 
 
@@ -218,7 +219,9 @@ class Committer:
                     )
                     with tracing.span("fan_out"):
                         for collaborator in self.collaborators:
-                            await collaborator.after_commit(before, done, result.events)
+                            await collaborator.after_commit(
+                                before, done, result.events, result.appended
+                            )
                     return Committed(done, result.events, change.extra)
                 if result.record is not None:  # a racing request with this key won
                     return Committed(await self.tables.must_load(table_id), result.record.events)

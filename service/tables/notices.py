@@ -15,7 +15,9 @@ from service.tables.loading import Loaded
 
 log = logging.getLogger("tablestate.notices")
 
-LocalCommit = Callable[[str, tuple[StoredEvent, ...], "eng.Table | None"], None]
+# (table id, events, the table at their version or None, the newest cursor appended at
+# the version a commit followed or "")
+LocalCommit = Callable[[str, tuple[StoredEvent, ...], "eng.Table | None", str], None]
 
 
 class Deliveries(Collaborator):
@@ -26,9 +28,9 @@ class Deliveries(Collaborator):
         self.local_commit = local_commit
 
     async def after_commit(
-        self, before: Loaded, done: Loaded, events: tuple[StoredEvent, ...]
+        self, before: Loaded, done: Loaded, events: tuple[StoredEvent, ...], appended: str
     ) -> None:
-        self.local_commit(done.table.id, events, done.table)
+        self.local_commit(done.table.id, events, done.table, appended)
 
 
 def lobby_notice(kind: str, table: eng.Table) -> str:
@@ -47,7 +49,7 @@ class LobbyNotices(Collaborator):
         self.feeds = feeds
 
     async def after_commit(
-        self, before: Loaded, done: Loaded, events: tuple[StoredEvent, ...]
+        self, before: Loaded, done: Loaded, events: tuple[StoredEvent, ...], appended: str
     ) -> None:
         await self.tell(before.table, done.table)
 
@@ -85,7 +87,7 @@ class UserIndex(Collaborator):
         self.ttl = ttl
 
     async def after_commit(
-        self, before: Loaded, done: Loaded, events: tuple[StoredEvent, ...]
+        self, before: Loaded, done: Loaded, events: tuple[StoredEvent, ...], appended: str
     ) -> None:
         users = bound_users(done.table)
         if done.table.status == before.table.status:

@@ -62,7 +62,7 @@ class Appends:
             if not stored:
                 raise ApiError("NOT_FOUND", "no such table")
             same = table.version == stored[-1].version
-            self.local_commit(table_id, stored, table if same else None)
+            self.local_commit(table_id, stored, table if same else None, "")
         finally:
             self.appending(table_id, False)
         return stored[0]  # type: ignore[no-any-return]

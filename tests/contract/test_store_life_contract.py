@@ -57,6 +57,24 @@ async def test_append_takes_the_next_free_cursor_and_keeps_the_version(store: St
     assert [e.cursor for e in await store.last_events(table_id, 2)] == ["2-0", "2-1"]
 
 
+async def test_a_commit_names_the_newest_event_appended_at_the_version_it_followed(
+    store: StateStore,
+) -> None:
+    """So that the replica that made the commit knows whether its subscribers must read
+    the log before it (an append may reach them after the commit)."""
+    table_id = tid()
+    await store.create(table_id, "s1", meta(), [ev("a")], ttl=TTL)
+    done = await store.commit(table_id, 1, "s2", meta(), [ev("b")], ttl=TTL)
+    assert done.ok and done.appended == ""  # nothing was appended at version 1
+    await store.append(table_id, [ev("seat.connected")])
+    quiet = NewEvent("chat.spectator", AT, {"text": "psst"}, None, {}, SPECTATORS)
+    await store.append(table_id, [quiet])
+    done = await store.commit(table_id, 2, "s3", meta(), [ev("c")], ttl=TTL)
+    assert done.ok and done.appended == "2-2"  # the newest of either audience
+    done = await store.commit(table_id, 3, "s4", meta(), [ev("d")], ttl=TTL)
+    assert done.ok and done.appended == ""  # those were at version 2
+
+
 async def test_append_to_no_table_writes_nothing(store: StateStore) -> None:
     table_id = tid()
     assert await store.append(table_id, [ev("x")]) == ()

@@ -295,3 +295,15 @@ async def test_a_commit_answered_before_this_replicas_own_append_waits_for_a_fet
     hub.local_commit("t", appended)
     hub.appending("t", False)
     await _hears(sub, hub, ["2-1", "3-0"])
+
+
+async def test_a_commit_after_an_append_not_yet_heard_of_waits_for_a_fetch():
+    """Another replica appended ``2-1``; this one commits ``3-0`` and hands it over before
+    the append's announcement arrives: the store's word that ``2-1`` was appended at the
+    version the commit followed makes the feed read the log first."""
+    store, hub, sub = await _subscribed_at_version_two()
+    await store.append("t", [NewEvent("seat.connected", "x", {}, 0)])  # not announced yet
+    nxt = await store.commit("t", 2, "{}", META, [NewEvent("tick", "x", {})], ttl=60)
+    assert nxt.appended == "2-1"
+    hub.local_commit("t", nxt.events, None, nxt.appended)
+    await _hears(sub, hub, ["2-1", "3-0"])
