@@ -15,9 +15,9 @@ from typing import Any, final
 
 from redis.asyncio import BlockingConnectionPool, Connection, ConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
-from redis.retry import Retry
 
 from service.store import _wire
 from service.store._buckets import RedisRateBuckets
