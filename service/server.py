@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import struct
 from typing import Any, Final
 
 from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
@@ -34,7 +35,8 @@ from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
 from websockets.exceptions import InvalidState
-from websockets.frames import Frame
+from websockets.frames import Frame, apply_mask
+from websockets.protocol import State
 
 from service.config import Settings
 from service.mailbox import Flag, Mailbox
@@ -45,6 +47,42 @@ CLOSE_TOO_MANY_PINGS: Final = 1008  # policy violation
 FEED: Final = 1024  # bytes given to the frame parser at a time (a message is mostly less)
 CLOSING_READ: Final = 16 * 1024  # read at most this after the server's close frame
 HELD: Final = 64 * 1024  # bytes of frames held for one write; more leave at once
+_LENGTH16: Final = struct.Struct("!BBH")
+_LENGTH64: Final = struct.Struct("!BBQ")
+_TEXT_FIN: Final = 0x81  # FIN, opcode 1: a whole text message in one frame
+
+
+def frame_size(data: bytes, at: int, limit: int | None) -> int:
+    """The size of the frame that starts at ``at`` when all of it is there; 0 while some
+    is still to come; -1 when its header announces a payload past ``limit``."""
+    left = len(data) - at
+    if left < 2:
+        return 0
+    second = data[at + 1]
+    length, head = second & 0x7F, 2
+    if length == 126:
+        if left < 4:
+            return 0
+        length, head = int.from_bytes(data[at + 2 : at + 4], "big"), 4
+    elif length == 127:
+        if left < 10:
+            return 0
+        length, head = int.from_bytes(data[at + 2 : at + 10], "big"), 10
+    if limit is not None and length > limit:
+        return -1
+    size = head + (4 if second & 0x80 else 0) + length
+    return size if left >= size else 0
+
+
+def text_frame(data: bytes) -> bytes:
+    """A server's frame of one whole text message (unmasked, no extension): what
+    websockets' ``send_text`` makes of it, without its frame object and checks."""
+    n = len(data)
+    if n < 126:
+        return bytes((_TEXT_FIN, n)) + data
+    if n < 65536:
+        return _LENGTH16.pack(_TEXT_FIN, 126, n) + data
+    return _LENGTH64.pack(_TEXT_FIN, 127, n) + data
 
 
 class BudgetedWebSockets(WebSocketsSansIOProtocol):
@@ -76,26 +114,88 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         self._unparsed = b""  # read, not yet parsed
         self._read_after_close = 0
         self._held = -1  # bytes of messages framed, not yet written (-1: no write due)
+        # Frames are cut here (``_framed``) once websockets' parser is at a frame boundary,
+        # unless that can no longer be (``_cut`` off: compression, a refused header).
+        self._framed = False
+        self._cut = True
 
     def data_received(self, data: bytes) -> None:
         self._unparsed += data
         self._feed()
 
     def _feed(self) -> None:
-        """Parse what was read, ``FEED`` bytes at a time, until the app has a message to
-        take (then ``receive`` goes on), the connection is closing, or all is parsed."""
+        """Parse what was read, a frame (or, before frames are cut here, ``FEED`` bytes) at
+        a time, until the app has a message to take (then ``receive`` goes on), the
+        connection is closing, or all is parsed."""
         data, self._unparsed = self._unparsed, b""
-        view, done = memoryview(data), 0
-        while done < len(data) and not self.read_paused and not self.transport.is_closing():
+        end, done = len(data), 0
+        while done < end and not self.read_paused and not self.transport.is_closing():
+            size = FEED
+            if self._framed or self._at_frame_boundary():
+                size = frame_size(data, done, self.conn.max_message_size)
+                if size == 0:
+                    break  # the rest of the frame is still to come
+                if size < 0:  # a header past the limit: websockets refuses it (1009)
+                    self._framed, self._cut = False, False
+                    size = FEED
             if self.close_sent:
-                self._read_after_close += min(FEED, len(data) - done)
+                self._read_after_close += min(size, end - done)
                 if self._read_after_close > CLOSING_READ:  # a flood, not a close reply
                     self.transport.close()
                     return
-            super().data_received(bytes(view[done : done + FEED]))
-            done += FEED
-        if done < len(data) and not self.transport.is_closing():
-            self._unparsed = bytes(view[done:])
+            piece = data[done : done + size] if done or size < end else data
+            done += size
+            if not self._framed or not self._take_text(piece):
+                super().data_received(piece)
+        if done < end and not self.transport.is_closing():
+            self._unparsed = data[done:]
+
+    def _at_frame_boundary(self) -> bool:
+        """Whether frames may be cut here from now on: once the handshake is done, with no
+        extension (compression), when websockets' parser waits at a frame's start with
+        nothing read (a client may not send frames before the handshake's answer, but one
+        that does is parsed by websockets until it is at a boundary). From then on only
+        whole frames reach websockets, so it stays at one."""
+        if not self._cut or not self.handshake_complete:
+            return False
+        conn = self.conn
+        if conn.extensions or conn.state is not State.OPEN:
+            self._cut = False
+            return False
+        waiting = conn.parser
+        while getattr(waiting, "gi_yieldfrom", None) is not None:
+            waiting = waiting.gi_yieldfrom
+        self._framed = (
+            getattr(waiting, "__name__", "") == "at_eof"
+            and not conn.reader.buffer
+            and not conn.events
+        )
+        return self._framed
+
+    def _take_text(self, frame: bytes) -> bool:
+        """Hand a whole one-frame text message straight to the app, as uvicorn does once
+        websockets has parsed it (False: not such a message, websockets must parse it)."""
+        conn = self.conn
+        if (
+            frame[0] != _TEXT_FIN
+            or conn.state is not State.OPEN
+            or conn.current_size is not None
+            or self.close_sent
+        ):
+            return False
+        length = frame[1] & 0x7F
+        if not frame[1] & 0x80 or length == 127:
+            return False  # unmasked (a protocol error), or a length websockets checks
+        head = 4 if length == 126 else 2
+        try:
+            text = apply_mask(frame[head + 4 :], frame[head : head + 4]).decode()
+        except UnicodeDecodeError:
+            return False  # websockets and uvicorn close the socket with 1007
+        self.queue.put_nowait({"type": "websocket.receive", "text": text})
+        if not self.read_paused:
+            self.read_paused = True
+            self.transport.pause_reading()
+        return True
 
     async def receive(self) -> ASGIReceiveEvent:
         message = await super().receive()
@@ -116,6 +216,8 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
                 return
             data = message.get("bytes")
             text = message.get("text")
+            if text is not None and self.send_text_now(text):
+                return
             try:
                 if data is not None:
                     self.conn.send_binary(data)
@@ -124,14 +226,39 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
                     self.conn.send_text(data)
             except InvalidState:
                 raise ClientDisconnected() from None
-            if self._held < 0:
-                self._held = 0
-                self.loop.call_soon(self._write)
-            self._held += len(data or b"")
-            if self._held > HELD:
-                self._write()
+            self._hold(len(data or b""))
         if message["type"] == "websocket.close" and self._unparsed:
             self._feed()  # the client's close reply may be in what waits
+
+    def send_text_now(self, text: str) -> bool:
+        """Frame a text message for this connection at once, in order with its other
+        frames, when nothing stands in the way: the socket open and writable, no extension
+        (compression) to apply. False: nothing was done, the ASGI ``send`` must take it (it
+        waits for the socket to be writable, and answers a closed one). The app's
+        WebSocket endpoint calls this below ASGI for each message it sends."""
+        conn = self.conn
+        if (
+            not self.writable.is_set()
+            or not self._open()
+            or conn.state is not State.OPEN
+            or conn.extensions
+            or conn.expect_continuation_frame
+        ):
+            return False
+        data = text.encode()
+        conn.writes.append(text_frame(data))
+        self._hold(len(data))
+        return True
+
+    def _hold(self, size: int) -> None:
+        """``size`` more bytes are framed: written at the end of the turn, or at once past
+        ``HELD``."""
+        if self._held < 0:
+            self._held = 0
+            self.loop.call_soon(self._write)
+        self._held += size
+        if self._held > HELD:
+            self._write()
 
     def _let_go_of_the_handshake(self) -> None:
         """The handshake is answered: what only it needed goes (a few KB a connection). The

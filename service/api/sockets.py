@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import Any, Final
 
 from graphql import GraphQLError
@@ -191,6 +191,12 @@ class Socket(ASGIWebSocketAdapter):
         super().__init__(view, request, response)
         s = view.services.settings
         self.budget = Budget(s.ws_ping_rate, s.ws_ping_burst)
+        # The server's way to frame a message below ASGI (``service/server.py``), when the
+        # socket is served by it: one call where ASGI takes a message dict through
+        # Starlette's WebSocket and the ASGI server's ``send``.
+        self._now: Callable[[str], bool] | None = getattr(
+            getattr(self.ws._send, "__self__", None), "send_text_now", None
+        )
 
     async def spend(self) -> bool:
         """Spend one message of the budget; past it, close the socket (False)."""
@@ -229,8 +235,22 @@ class Socket(ASGIWebSocketAdapter):
             pass
 
     async def send_json(self, message: Any) -> None:
+        encoded = self.view.encode_json(message)
+        now = self._now
+        if (
+            now is not None
+            and type(encoded) is str
+            and self.ws.application_state is WebSocketState.CONNECTED
+            and now(encoded)
+        ):
+            return
         try:
-            await super().send_json(message)
+            if isinstance(encoded, bytes):
+                await self.ws.send_bytes(encoded)
+            else:
+                await self.ws.send_text(encoded)
+        except WebSocketDisconnect as exc:
+            raise WebSocketDisconnected from exc
         except RuntimeError as exc:
             if not any(text in str(exc) for text in _SENT_AFTER_CLOSE):
                 raise

@@ -10,12 +10,18 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar
 
+import pytest
 import uvicorn
 from websockets.asyncio.client import connect
+from websockets.client import ClientProtocol
+from websockets.frames import Close, Frame, Opcode, apply_mask
+from websockets.protocol import State
+from websockets.uri import parse_uri
 
-from service.server import HELD, BudgetedWebSockets
+from service.server import HELD, BudgetedWebSockets, text_frame
 from tests.support.server import free_port, make_settings
 
+LIMIT = 2**20  # the largest message the servers here take
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -39,6 +45,12 @@ class _Counted:
 class CountingWebSockets(BudgetedWebSockets):
     writes: ClassVar[list[int]] = []
     made: ClassVar[list[BudgetedWebSockets]] = []
+    taken: ClassVar[list[bool]] = []  # whether each whole frame was taken below websockets
+
+    def _take_text(self, frame: bytes) -> bool:
+        taken = super()._take_text(frame)
+        CountingWebSockets.taken.append(taken)
+        return taken
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
@@ -48,14 +60,24 @@ class CountingWebSockets(BudgetedWebSockets):
 
 @asynccontextmanager
 async def running(
-    app: Callable[[dict[str, Any], Receive, Send], Awaitable[None]],
+    app: Callable[[dict[str, Any], Receive, Send], Awaitable[None]], compression: bool = False
 ) -> AsyncIterator[str]:
+    """The app under uvicorn with our protocol; without compression (the service's default)
+    text messages are framed below ASGI (``send_text_now``), with it by websockets."""
     settings = make_settings()
     port = free_port()
     ws = functools.partial(
         CountingWebSockets, ping_rate=settings.ws_ping_rate, ping_burst=settings.ws_ping_burst
     )
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws=ws)
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws=ws,
+        ws_per_message_deflate=compression,
+        ws_max_size=LIMIT,
+    )
     server = uvicorn.Server(config)
     task = asyncio.ensure_future(server.serve())
     while not server.started and not task.done():
@@ -96,17 +118,33 @@ async def exchange(url: str, count: int) -> tuple[list[str], list[int]]:
         return got, list(CountingWebSockets.writes)
 
 
-async def test_messages_of_one_turn_leave_in_one_write() -> None:
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 65535, 65536, 70_000], ids=lambda n: f"{n} bytes")
+def test_a_text_frame_is_the_one_websockets_makes(size: int) -> None:
+    data = ("é" * size).encode()[:size]
+    assert text_frame(data) == Frame(Opcode.TEXT, data).serialize(mask=False, extensions=[])
+
+
+@pytest.mark.parametrize("compression", [False, True], ids=["framed here", "deflated"])
+async def test_messages_of_one_turn_leave_in_one_write(compression: bool) -> None:
     messages = [f"message {i}" for i in range(3)]
-    async with running(sending(messages)) as url:
+    async with running(sending(messages), compression) as url:
         got, writes = await exchange(url, 3)
     assert got == messages
     assert len(writes) == 1, writes
 
 
-async def test_a_close_leaves_after_the_messages_before_it() -> None:
+@pytest.mark.parametrize("compression", [False, True], ids=["framed here", "deflated"])
+async def test_messages_of_every_length_arrive_whole(compression: bool) -> None:
+    messages = ["", "ü" * 63, "x" * 126, "ß" * 40_000, "y" * 70_000]
+    async with running(sending(messages), compression) as url:
+        got, _ = await exchange(url, len(messages))
+    assert got == messages
+
+
+@pytest.mark.parametrize("compression", [False, True], ids=["framed here", "deflated"])
+async def test_a_close_leaves_after_the_messages_before_it(compression: bool) -> None:
     messages = ["first", "second"]
-    async with running(sending(messages, then_close=True)) as url:
+    async with running(sending(messages, then_close=True), compression) as url:
         async with connect(url) as conn:
             await conn.send("hello")
             assert [await conn.recv() for _ in messages] == messages
@@ -117,7 +155,7 @@ async def test_a_close_leaves_after_the_messages_before_it() -> None:
 async def test_past_the_held_bytes_a_message_leaves_at_once() -> None:
     big = "x" * (HELD // 2 + 1)
     messages = [big] * 6
-    async with running(sending(messages)) as url:
+    async with running(sending(messages)) as url:  # uncompressed: every byte counts
         got, writes = await exchange(url, 6)
     assert got == messages
     assert len(writes) >= 3, writes  # two messages pass HELD: written then, not at the turn's end
@@ -146,3 +184,145 @@ async def test_after_the_handshake_only_the_scope_keeps_the_request_headers() ->
             (protocol,) = CountingWebSockets.made
             assert protocol.request is None and protocol.response is None
     assert (b"x-probe", b"kept") in seen[0]
+
+
+def echoing(heard: list[str] | None = None) -> Any:
+    """An ASGI app that answers every text message with the same text (and notes it in
+    ``heard``)."""
+
+    async def app(scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket":
+            return
+        await receive()
+        await send({"type": "websocket.accept"})
+        while True:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            if heard is not None:
+                heard.append(message["text"])
+            else:
+                await send({"type": "websocket.send", "text": message["text"]})
+
+    return app
+
+
+async def raw_exchange(
+    url: str, frames: Callable[[ClientProtocol], None], cut: Callable[[bytes], list[bytes]]
+) -> tuple[list[str], int | None]:
+    """Open a WebSocket by hand, send the frames ``frames`` makes, its bytes in the pieces
+    ``cut`` makes of them (each its own write), and read what comes back until the server
+    closes or goes quiet: the texts received and the close code."""
+    host, port = url.removeprefix("ws://").rstrip("/").split(":")
+    client = ClientProtocol(parse_uri(url))
+    reader, writer = await asyncio.open_connection(host, int(port))
+    client.send_request(client.connect())
+    writer.write(b"".join(client.data_to_send()))
+    while client.state is not State.OPEN:
+        client.receive_data(await asyncio.wait_for(reader.read(65536), 5))
+        client.events_received()
+    frames(client)
+    for piece in cut(b"".join(client.data_to_send())):
+        writer.write(piece)
+        await writer.drain()
+    texts: list[str] = []
+    code = None
+    try:
+        while code is None:
+            data = await asyncio.wait_for(reader.read(65536), 2)
+            if not data:
+                break
+            client.receive_data(data)
+            for event in client.events_received():
+                if event.opcode is Opcode.TEXT:
+                    texts.append(event.data.decode())
+                elif event.opcode is Opcode.CLOSE:
+                    code = Close.parse(event.data).code
+    except TimeoutError:
+        pass
+    writer.close()
+    return texts, code
+
+
+def _whole(data: bytes) -> list[bytes]:
+    return [data]
+
+
+def _bytewise(data: bytes) -> list[bytes]:
+    return [data[i : i + 1] for i in range(len(data))]
+
+
+def _odd(data: bytes) -> list[bytes]:
+    return [data[i : i + 7] for i in range(0, len(data), 7)]
+
+
+MESSAGES = ["", "ü" * 62, "x" * 126, "ß" * 40_000, "y" * 70_000, '{"type":"ping"}']
+
+
+@pytest.mark.parametrize("cut", [_whole, _bytewise, _odd], ids=["one write", "bytewise", "by 7"])
+async def test_text_frames_reach_the_app_whole_however_they_are_cut(cut: Any) -> None:
+    def frames(client: ClientProtocol) -> None:
+        for text in MESSAGES:
+            client.send_text(text.encode())
+
+    CountingWebSockets.taken.clear()
+    async with running(echoing()) as url:
+        got, code = await raw_exchange(url, frames, cut)
+    assert got == MESSAGES and code is None
+    # websockets parses only the message of a 64-bit length
+    assert CountingWebSockets.taken == [len(text.encode()) < 65536 for text in MESSAGES]
+
+
+async def test_a_fragmented_message_and_a_ping_between_frames_reach_the_app() -> None:
+    def frames(client: ClientProtocol) -> None:
+        client.send_text(b"one ")
+        client.send_text(b"two ", fin=False)
+        client.send_ping(b"hi")
+        client.send_continuation(b"three ", fin=False)
+        client.send_continuation(b"four", fin=True)
+        client.send_text(b"five")
+
+    CountingWebSockets.taken.clear()
+    async with running(echoing()) as url:
+        got, code = await raw_exchange(url, frames, _odd)
+    assert got == ["one ", "two three four", "five"] and code is None
+    # the whole messages below websockets, the fragments and the ping through it
+    assert CountingWebSockets.taken == [True, False, False, False, False, True]
+
+
+def masked(first: int, payload: bytes) -> bytes:
+    """A client's frame made by hand (its first byte as given): what a client's library
+    would refuse to make."""
+    assert len(payload) < 126
+    mask = b"\x01\x02\x03\x04"
+    return bytes((first, 0x80 | len(payload))) + mask + apply_mask(payload, mask)
+
+
+@pytest.mark.parametrize(
+    "bad, code",
+    [
+        pytest.param(masked(0x81, b"ok \xff"), 1007, id="not UTF-8"),
+        pytest.param(masked(0x80, b"x"), 1002, id="a continuation of nothing"),
+        pytest.param(masked(0xC1, b"x"), 1002, id="an extension's bit"),
+        pytest.param(bytes((0x81, 1)) + b"x", 1002, id="unmasked"),
+    ],
+)
+async def test_a_bad_frame_after_good_ones_closes_the_socket(bad: bytes, code: int) -> None:
+    def frames(client: ClientProtocol) -> None:
+        client.send_text(b"before")
+
+    heard: list[str] = []
+    async with running(echoing(heard)) as url:
+        _, closed = await raw_exchange(url, frames, lambda data: [data + bad + data])
+    assert heard == ["before"] and closed == code
+
+
+async def test_a_frame_past_the_limit_is_refused_by_its_header() -> None:
+    def frames(client: ClientProtocol) -> None:
+        client.send_text(b"fits")
+        client.send_text(b"x" * (LIMIT + 1))
+
+    heard: list[str] = []
+    async with running(echoing(heard)) as url:
+        _, code = await raw_exchange(url, frames, lambda data: [data[:200]])
+    assert heard == ["fits"] and code == 1009
