@@ -7,15 +7,20 @@ then writes its values there, and a scrape, whichever worker answers it, adds up
 worker's counts (``render``). The process and garbage-collector metrics are those of the
 worker that answers.
 
-Labelled children are made once and kept (``child``): a counter incremented per event
-delivered or per store call costs a dict lookup and the increment.
+Labelled children are made once and kept (``child``). In one process (the default), the
+values are plain numbers of our own, read by a collector at each scrape: an increment per
+event delivered or per store call costs a dict lookup and an addition, where
+``prometheus_client``'s own values take a lock and a check each. Workers that write their
+values for a multi-worker scrape use ``prometheus_client``'s values, which do.
 """
 
 from __future__ import annotations
 
+import bisect
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from typing import Any, Final
 
 from prometheus_client import (
@@ -28,6 +33,12 @@ from prometheus_client import (
     generate_latest,
 )
 from prometheus_client import multiprocess as _multiprocess
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from prometheus_client.gc_collector import GCCollector
 from prometheus_client.process_collector import ProcessCollector
 
@@ -83,22 +94,102 @@ def remove_dir(folder: str) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+class _Count:
+    """A counter's (or a gauge's) value in this process."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0.0
+
+    def inc(self, amount: float = 1.0) -> None:
+        self.value += amount
+
+    def set(self, value: float) -> None:
+        self.value = value
+
+
+class _Spread:
+    """A histogram's observations in this process: a count per bucket, and their sum."""
+
+    __slots__ = ("counts", "sum")
+
+    def __init__(self) -> None:
+        self.counts = [0] * (len(BUCKETS) + 1)  # the last: past every bound (+Inf)
+        self.sum = 0.0
+
+    def observe(self, amount: float) -> None:
+        self.counts[bisect.bisect_left(BUCKETS, amount)] += 1
+        self.sum += amount
+
+
+class _Local:
+    """The collector of the values held in this process, as ``prometheus_client``'s own
+    metrics of the same names, help and labels would show them."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, dict[tuple[str, ...], Any]] = {}
+
+    def value(self, name: str, labels: tuple[str, ...]) -> Any:
+        found = self.values.setdefault(name, {}).get(labels)
+        if found is None:
+            found = _Spread() if name in _HISTOGRAMS else _Count()
+            self.values[name][labels] = found
+        return found
+
+    def collect(self) -> Iterator[Metric]:
+        family: Any
+        for name, (text, names) in _COUNTERS.items():
+            family = CounterMetricFamily(name, text, labels=names)
+            counts = self.values.get(name, {})
+            if not names and not counts:  # a counter without labels shows its zero
+                counts = {(): _Count()}
+            for labels, count in counts.items():
+                family.add_metric(labels, count.value)
+            yield family
+        for name, text in _GAUGES.items():
+            family = GaugeMetricFamily(name, text, labels=())
+            family.add_metric((), self.values.get(name, {}).get((), _Count()).value)
+            yield family
+        for name, (text, names) in _HISTOGRAMS.items():
+            family = HistogramMetricFamily(name, text, labels=names)
+            for labels, spread in self.values.get(name, {}).items():
+                running, buckets = 0, []
+                for bound, count in zip((*BUCKETS, float("inf")), spread.counts, strict=True):
+                    running += count
+                    buckets.append((_bound(bound), float(running)))
+                family.add_metric(labels, buckets, spread.sum)
+            yield family
+
+
+def _bound(value: float) -> str:
+    """A bucket's ``le`` label, as ``prometheus_client`` writes it."""
+    if value == float("inf"):
+        return "+Inf"
+    return repr(float(value))
+
+
 class Metrics:
     """The metrics of one service; ``render()`` gives the Prometheus text format."""
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self._metrics: dict[str, Any] = {}
-        for name, (text, labels) in _COUNTERS.items():
-            self._metrics[name] = Counter(name, text, labels, registry=self.registry)
-        for name, text in _GAUGES.items():
-            self._metrics[name] = Gauge(
-                name, text, registry=self.registry, multiprocess_mode="livesum"
-            )
-        for name, (text, labels) in _HISTOGRAMS.items():
-            self._metrics[name] = Histogram(
-                name, text, labels, registry=self.registry, buckets=BUCKETS
-            )
+        self._local: _Local | None = None
+        if multiprocess():
+            for name, (text, labels) in _COUNTERS.items():
+                self._metrics[name] = Counter(name, text, labels, registry=self.registry)
+            for name, text in _GAUGES.items():
+                self._metrics[name] = Gauge(
+                    name, text, registry=self.registry, multiprocess_mode="livesum"
+                )
+            for name, (text, labels) in _HISTOGRAMS.items():
+                self._metrics[name] = Histogram(
+                    name, text, labels, registry=self.registry, buckets=BUCKETS
+                )
+        else:
+            self._local = _Local()
+            self.registry.register(self._local)
         self._children: dict[tuple[str, tuple[tuple[str, str], ...]], Any] = {}
         ProcessCollector(registry=self.registry)
         GCCollector(registry=self.registry)
@@ -109,8 +200,13 @@ class Metrics:
         key = (name, tuple(labels.items()))
         found = self._children.get(key)
         if found is None:
-            metric = self._metrics[name]
-            found = metric.labels(**labels) if labels else metric
+            if self._local is not None:
+                if name not in _COUNTERS and name not in _GAUGES and name not in _HISTOGRAMS:
+                    raise KeyError(name)
+                found = self._local.value(name, tuple(labels.values()))
+            else:
+                metric = self._metrics[name]
+                found = metric.labels(**labels) if labels else metric
             self._children[key] = found
         return found
 
