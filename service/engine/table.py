@@ -10,10 +10,11 @@ rights.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final
 
 from service import _json
+from service.engine.evolve import evolve
 from service.engine.game import Event, GameDef, Move, Outcome, Rejected
 from service.engine.rng import Rng
 from service.engine.ruleset import RuleSet
@@ -180,12 +181,12 @@ def apply_move(
     if not isinstance(out, Outcome):
         return out
     events = list(out.events)
-    new = replace(table, game=game.encode(out.state), chance=rng.counter, updated_at=now)
+    new = evolve(table, game=game.encode(out.state), chance=rng.counter, updated_at=now)
     result = game.result(out.state)
     if result is not None:
         scores = [int(result.scores.get(s.index, 0)) for s in table.seats]
         res = {"winners": list(result.winners), "scores": scores}
-        new = replace(new, status=FINISHED, result=res, revealed_seed=reveal())
+        new = evolve(new, status=FINISHED, result=res, revealed_seed=reveal())
         events.append(Event("game.finished", {**res, "shuffleSeed": new.revealed_seed}))
     return new, out.state, events
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from service.engine import clock, seating
 from service.engine import table as eng
+from service.engine.evolve import evolve
 from service.engine.game import Rejected
 from service.errors import ApiError
 from service.store.base import DueIndex, StoreUnavailable
@@ -57,7 +58,7 @@ class Clocks(Collaborator):
             now=self.clock(),
             timed_out=change.timed_out,
         )
-        return replace(change, table=table, events=[*change.events, *started])
+        return evolve(change, table=table, events=[*change.events, *started])
 
     async def before_commit(self, before: Loaded, change: Change) -> None:
         """Record the table's earliest deadline at the version the commit makes, before it

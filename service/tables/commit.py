@@ -20,7 +20,7 @@ Operations import the committer, never the reverse.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -28,6 +28,7 @@ from typing import Any
 from service import tracing
 from service.engine import table as eng
 from service.engine.clock import iso
+from service.engine.evolve import evolve
 from service.engine.game import Event, Rejected
 from service.engine.rights import Caller, Rights, rights
 from service.errors import ApiError
@@ -215,7 +216,7 @@ class Committer:
                 if result.ok:
                     self.metrics.inc("tablestate_commits_total", kind=operation.kind)
                     done = self.tables.remember(
-                        replace(change.table, version=result.version), change.state
+                        evolve(change.table, version=result.version), change.state
                     )
                     with tracing.span("fan_out"):
                         for collaborator in self.collaborators:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from dataclasses import replace
 from typing import Final
 
 from service import _json
 from service.engine import seating, undo
 from service.engine import table as eng
+from service.engine.evolve import evolve
 from service.engine.game import Move, Outcome, Rejected
 from service.engine.rights import Caller, Rights, holding, rights, seat_of
 from service.errors import ApiError
@@ -139,4 +139,4 @@ class Moves:
             if not isinstance(back, Rejected):
                 table, more = back
                 events = [*more, *events]
-        return replace(out, table=table, events=events, log=entry)
+        return evolve(out, table=table, events=events, log=entry)
