@@ -6,9 +6,11 @@ per move, a pool lock, and several awaits of bookkeeping. Here every commit goes
 connection: commands made while others await their replies leave together in one write at
 the end of the event loop's turn (a command on an idle connection leaves at once), replies
 come back in order (Redis answers a connection's commands in order) and each is handed to
-the caller that waits for it; one read often brings several. A caller that gives up (its
-store timeout) leaves its place in the queue, so the replies after it still go to their
-own callers.
+the caller that waits for it; one read often brings several. Each command has a deadline
+(the store's timeout): past it, its caller gets ``TimeoutError`` and leaves its place in
+the queue, so the replies after it still go to their own callers. One timer serves every
+deadline of the connection (a deadline per command, each with a timer of asyncio's, cost a
+timer handle, its cancellation and the task's bookkeeping every move).
 
 Only for plain ``redis://`` URLs; the store keeps redis-py for everything else (TLS, unix
 sockets, Redis Cluster, and every other command). Errors are redis-py's: a lost or
@@ -35,6 +37,10 @@ class _Protocol(asyncio.Protocol):
         self._loop = loop
         self._reader = hiredis.Reader(replyError=ResponseError)
         self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
+        # The deadlines of the commands waiting, in the same order (one timeout for all:
+        # they come in order of sending), and the timer set for the first one.
+        self._deadlines: collections.deque[tuple[float, asyncio.Future[Any]]] = collections.deque()
+        self._timer: asyncio.TimerHandle | None = None
         self._out: list[bytes] = []
         self._transport: asyncio.Transport | None = None
         self.lost: BaseException | None = None
@@ -42,12 +48,17 @@ class _Protocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
 
-    def request(self, packed: bytes) -> asyncio.Future[Any]:
+    def request(self, packed: bytes, timeout: float | None = None) -> asyncio.Future[Any]:
         if self.lost is not None:
             raise RedisConnectionError(f"connection to Redis lost: {self.lost}")
         reply = self._loop.create_future()
         idle = not self._waiting and not self._out
         self._waiting.append(reply)
+        if timeout is not None:
+            deadline = self._loop.time() + timeout
+            self._deadlines.append((deadline, reply))
+            if self._timer is None:
+                self._timer = self._loop.call_at(deadline, self._expire)
         if idle and self._transport is not None:
             self._transport.write(packed)  # nothing to share a write with: send it now
             return reply
@@ -55,6 +66,18 @@ class _Protocol(asyncio.Protocol):
             self._loop.call_soon(self._flush)
         self._out.append(packed)
         return reply
+
+    def _expire(self) -> None:
+        """The commands past their deadline fail with ``TimeoutError`` (their replies, when
+        they come, are dropped); the timer is set again for the next deadline."""
+        self._timer = None
+        now, deadlines = self._loop.time(), self._deadlines
+        while deadlines and (deadlines[0][1].done() or deadlines[0][0] <= now):
+            _, waiter = deadlines.popleft()
+            if not waiter.done():
+                waiter.set_exception(TimeoutError("no reply from Redis in time"))
+        if deadlines:
+            self._timer = self._loop.call_at(deadlines[0][0], self._expire)
 
     def _flush(self) -> None:
         out, self._out = self._out, []
@@ -88,6 +111,10 @@ class _Protocol(asyncio.Protocol):
 
     def _fail(self, exc: BaseException) -> None:
         self.lost = exc
+        self._deadlines.clear()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         while self._waiting:
             waiter = self._waiting.popleft()
             if not waiter.done():
@@ -129,12 +156,17 @@ class Pipe:
             kwargs.get("password"),
         )
 
-    async def call(self, *args: Any) -> Any:
-        """Send one command; its reply (bytes, ints, lists as hiredis reads them)."""
+    async def call(self, *args: Any, timeout: float | None = None) -> Any:
+        """Send one command; its reply (bytes, ints, lists as hiredis reads them).
+
+        Raises:
+            TimeoutError: past ``timeout`` seconds (connecting included) without a reply.
+        """
         protocol = self._protocol
         if protocol is None or protocol.lost is not None:
-            protocol = await self._connect()
-        return await protocol.request(hiredis.pack_command(args))
+            async with asyncio.timeout(timeout):
+                protocol = await self._connect()
+        return await protocol.request(hiredis.pack_command(args), timeout)
 
     async def _connect(self) -> _Protocol:
         if self._connecting is None:

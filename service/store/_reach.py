@@ -16,9 +16,8 @@ one key each), and the lobby's channel is ``<prefix>{lobby}:ev``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 from redis.asyncio import Redis
@@ -104,29 +103,11 @@ class Reach:
         keys = self._keys(table_id)
         return [keys[1], keys[6], keys[7]]
 
-    @contextlib.asynccontextmanager
-    async def _reach(self) -> AsyncIterator[None]:
-        """Bound a call by ``timeout`` and turn every way of not reaching Redis (refused,
-        dropped, slow, pool exhausted) into ``StoreUnavailable``."""
-        try:
-            async with asyncio.timeout(self._timeout):
-                yield
-        except _UNREACHABLE as exc:
-            raise StoreUnavailable(f"Redis unreachable: {str(exc) or type(exc).__name__}") from exc
-        except (AttributeError, RuntimeError) as exc:
-            # redis-py's Cluster client can write on a connection that a failed node's
-            # reconnection left without its writer (``None.writelines``), or whose
-            # transport closed meanwhile ("the handler is closed"): unreachable too.
-            if not _raised_in_redis(exc):
-                raise
-            raise StoreUnavailable(f"Redis connection lost mid-command: {exc}") from exc
-        except ResponseError as exc:
-            # At maxmemory (noeviction) Redis refuses a write, or a script's first write,
-            # so nothing of it was applied. redis-py names the error, hiredis (the commits'
-            # pipe) leaves its "OOM" prefix.
-            if isinstance(exc, OutOfMemoryError) or str(exc).startswith("OOM"):
-                raise StoreFull(f"Redis is full: {exc}") from exc
-            raise
+    def _reach(self, bounded: bool = True) -> _Reaching:
+        """``async with`` around a call: bounded by ``timeout`` (unless the call bounds
+        itself: ``bounded`` false), and every way of not reaching Redis (refused, dropped,
+        slow, pool exhausted) turned into ``StoreUnavailable``."""
+        return _Reaching(self._timeout if bounded else None)
 
     @staticmethod
     async def _reading(command: Any, *args: Any, **kwargs: Any) -> Any:
@@ -141,12 +122,56 @@ class Reach:
             return await command(*args, **kwargs)
 
     async def _run(self, script: Any, keys: Sequence[str], args: Sequence[Any]) -> Any:
-        """A script, down the commits' pipe when there is one."""
+        """A script, down the commits' pipe when there is one (its calls are bounded by
+        ``timeout``: call it within ``_reach(bounded=False)``), else through redis-py."""
         if self._pipe is None:
-            return await script(keys=keys, args=args)
+            async with asyncio.timeout(self._timeout):
+                return await script(keys=keys, args=args)
         try:
-            return await self._pipe.call("EVALSHA", script.sha, len(keys), *keys, *args)
+            return await self._pipe.call(
+                "EVALSHA", script.sha, len(keys), *keys, *args, timeout=self._timeout
+            )
         except ResponseError as exc:
             if not str(exc).startswith("NOSCRIPT"):
                 raise
-        return await script(keys=keys, args=args)  # redis-py loads it, then runs it
+        async with asyncio.timeout(self._timeout):
+            return await script(keys=keys, args=args)  # redis-py loads it, then runs it
+
+
+class _Reaching:
+    """The context of ``Reach._reach``: a class, not a generator's context manager (which
+    costs an object, an async generator and two steps of it per store call)."""
+
+    __slots__ = ("_timer",)
+
+    def __init__(self, timeout: float | None) -> None:
+        self._timer = asyncio.timeout(timeout) if timeout is not None else None
+
+    async def __aenter__(self) -> None:
+        if self._timer is not None:
+            await self._timer.__aenter__()
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any
+    ) -> None:
+        if self._timer is not None:
+            try:
+                await self._timer.__aexit__(kind, exc, tb)
+            except TimeoutError as timed_out:  # the bound cancelled the call
+                exc = timed_out
+        if exc is None:
+            return
+        if isinstance(exc, _UNREACHABLE):
+            raise StoreUnavailable(f"Redis unreachable: {str(exc) or type(exc).__name__}") from exc
+        if isinstance(exc, AttributeError | RuntimeError) and _raised_in_redis(exc):
+            # redis-py's Cluster client can write on a connection that a failed node's
+            # reconnection left without its writer (``None.writelines``), or whose
+            # transport closed meanwhile ("the handler is closed"): unreachable too.
+            raise StoreUnavailable(f"Redis connection lost mid-command: {exc}") from exc
+        if isinstance(exc, ResponseError) and (
+            isinstance(exc, OutOfMemoryError) or str(exc).startswith("OOM")
+        ):
+            # At maxmemory (noeviction) Redis refuses a write, or a script's first write,
+            # so nothing of it was applied. redis-py names the error, hiredis (the commits'
+            # pipe) leaves its "OOM" prefix.
+            raise StoreFull(f"Redis is full: {exc}") from exc

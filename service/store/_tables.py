@@ -96,9 +96,9 @@ class RedisTables(Reach):
         for event, text in zip(stored, encoded, strict=True):
             args += [event.cursor, text]
         keys = self._keys(table_id)
-        async with self._reach():
+        async with self._reach(bounded=self._ack is not None):
             if self._ack is None:
-                reply = await self._run(self._commit, keys, args)
+                reply = await self._run(self._commit, keys, args)  # bounded on its own
             else:
                 last = str(args[-2]) if stored else ""
                 ttl_ms = max(1, math.ceil(ttl * 1000))

@@ -55,6 +55,28 @@ async def test_a_caller_that_gives_up_leaves_the_others_their_replies(redis_url:
         pipe.close()
 
 
+async def test_a_command_past_its_deadline_times_out_and_leaves_the_rest_in_order(
+    redis_url: str,
+) -> None:
+    pipe = _pipe(redis_url)
+    key = f"test:{uuid4().hex}"
+    try:
+        await pipe.call("SET", key, "x")
+        slow = asyncio.ensure_future(pipe.call("BLPOP", f"{key}:empty", 0.5, timeout=0.1))
+        later = asyncio.ensure_future(pipe.call("GET", key, timeout=2))
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        with pytest.raises(TimeoutError):
+            await slow
+        assert loop.time() - started < 0.4  # its deadline, not Redis's answer (0.5 s)
+        assert not later.done()  # behind the blocked command, within its own deadline
+        assert await later == b"x"
+        assert await pipe.call("GET", key, timeout=1) == b"x"  # the timer set again
+        await pipe.call("DEL", key)
+    finally:
+        pipe.close()
+
+
 async def test_a_lost_connection_fails_its_callers_then_reconnects(redis_url: str) -> None:
     pipe = _pipe(redis_url)
     try:
