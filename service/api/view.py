@@ -113,6 +113,14 @@ def _is_subscription(data: GraphQLRequestData, max_tokens: int) -> bool:
     return operation is not None and operation.operation is GraphQLOperationType.SUBSCRIPTION
 
 
+def _brackets(text: str | bytes) -> int:
+    """How many ``{`` and ``[`` a JSON text holds: its value nests no deeper (a message
+    of a few brackets needs no walk to know it)."""
+    if isinstance(text, bytes):
+        return text.count(b"{") + text.count(b"[")
+    return text.count("{") + text.count("[")
+
+
 class LineFeedSSE(SSETransport):
     """graphql-sse's events with LF line ends, as most servers write them (both are valid):
     urql's parser finds an event's end at a blank LF line only."""
@@ -172,7 +180,7 @@ class GraphQLApp(GraphQL[Context, None]):
             value = _json.loads(data)
         except RecursionError:
             raise json.JSONDecodeError("nested too deeply", "", 0) from None
-        if not depth_ok(value, MAX_JSON_DEPTH):
+        if _brackets(data) > MAX_JSON_DEPTH and not depth_ok(value, MAX_JSON_DEPTH):
             raise json.JSONDecodeError(f"nested deeper than {MAX_JSON_DEPTH}", "", 0)
         escaped = b"\\u" if isinstance(data, bytes) else "\\u"
         if escaped in data and not text_ok(value):  # type: ignore[operator]
