@@ -15,6 +15,7 @@ bounded by the page whatever the spectators say.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 from collections.abc import Callable, Iterable, Sequence
@@ -118,6 +119,7 @@ _U64_MAX = 2**64 - 1
 _T = TypeVar("_T")
 
 
+@functools.lru_cache(maxsize=4096)  # an event's cursor is read some five times on its way
 def cursor_key(cursor: str) -> tuple[int, int]:
     """``"12-3"`` -> ``(12, 3)``, for ordering. Raises ``BadCursor`` when malformed."""
     v, sep, n = cursor.partition("-")

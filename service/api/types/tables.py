@@ -47,21 +47,32 @@ def event_id(table_id: str, cursor: str) -> str:
     return global_id("TableEvent", table_id, cursor)
 
 
+def _event_id(self: "TableEvent") -> strawberry.ID:
+    return strawberry.ID(event_id(self.table_id, self.cursor))
+
+
+def _event_at(self: "TableEvent") -> datetime:
+    return _dt(self.stamp)
+
+
 @strawberry.type(description="Something that happened at a table.")
 class TableEvent:
+    # ``id`` and ``at`` are made when asked for: most subscribers select neither.
     id: strawberry.ID = strawberry.field(
         description="The event's id, unique across types (an event never changes, but for "
-        "the viewer's own part of it)."
+        "the viewer's own part of it).",
+        resolver=_event_id,
     )
     cursor: str = strawberry.field(description="Opaque and increasing; resume with `after:`.")
     version: int = strawberry.field(description="The table's version once this applied.")
     type: str = strawberry.field(description="Dotted type, e.g. card.drawn.")
     seat: int | None = strawberry.field(description="The seat that acted, if any.")
-    at: datetime = strawberry.field(description="When it was committed.")
+    at: datetime = strawberry.field(description="When it was committed.", resolver=_event_at)
     data: JSON = strawberry.field(
         description="The public part; your own private part under `private`."
     )
     table_id: strawberry.Private[str]
+    stamp: strawberry.Private[str] = ""  # when it was committed, as stored
     # Results of executions on this event, shared by the subscribers of one audience
     # (api/fanout.py): nothing under TableEvent may depend on more than the event and
     # the viewer's seat and host rights (``Table.joinCode`` is the host's alone).
@@ -79,14 +90,13 @@ class TableEvent:
     @classmethod
     def of(cls, event: StoredEvent, table_id: str, seat: int | None) -> "TableEvent":
         return cls(
-            id=strawberry.ID(event_id(table_id, event.cursor)),
             cursor=event.cursor,
             version=event.version,
             type=event.type,
             seat=event.seat,
-            at=_dt(event.at),
             data=redact(event, seat),
             table_id=table_id,
+            stamp=event.at,
         )
 
     @classmethod
@@ -102,14 +112,13 @@ class TableEvent:
             e = item.event
             sees = seat if sees_private(e, seat) else None
             found = item.memo[key] = cls(
-                id=strawberry.ID(event_id(table_id, e.cursor)),
                 cursor=e.cursor,
                 version=e.version,
                 type=e.type,
                 seat=e.seat,
-                at=_dt(e.at),
                 data=item.data_for(seat),
                 table_id=table_id,
+                stamp=e.at,
                 shared=item.memo.setdefault(("results", table_id, sees), {}),
                 viewer=(seat, host),
             )
