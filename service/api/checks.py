@@ -22,6 +22,7 @@ from graphql import DocumentNode, GraphQLError, GraphQLSchema
 from graphql.validation import ASTValidationRule
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
+from strawberry.types.execution import ExecutionContext
 
 from service.api.cost import COST_PER_REQUEST, chosen_operation, operation_cost, size_variables
 from service.api.shape import aliases, cached_parse, document_shape, fragment_problem
@@ -115,6 +116,15 @@ class Checks(SchemaExtension):
         yield
 
     def _validate(self, ctx: Any, document: DocumentNode) -> "_Refusal | tuple[GraphQLError, ...]":
+        return self._verdict(ctx.schema._schema, document, ctx.validation_rules)
+
+    @classmethod
+    def _verdict(
+        cls,
+        schema: GraphQLSchema,
+        document: DocumentNode,
+        rules: tuple[type[ASTValidationRule], ...],
+    ) -> "_Refusal | tuple[GraphQLError, ...]":
         """Why the document is refused before validation, else the validation errors
         (the depth and alias limits are among the rules)."""
         problem = fragment_problem(document)
@@ -122,14 +132,29 @@ class Checks(SchemaExtension):
             return _Refusal("BAD_INPUT", problem)
         why = document_shape(document)
         found = aliases(document) if why is None else 0
-        if found > self.max_aliases:
-            why = f"{found} aliases found. Allowed: {self.max_aliases}"
+        if found > cls.max_aliases:
+            why = f"{found} aliases found. Allowed: {cls.max_aliases}"
         if why is not None:
             return _Refusal("QUERY_TOO_COMPLEX", f"the document is too large: {why}")
-        errors: Sequence[GraphQLError] = validate_document(
-            ctx.schema._schema, document, ctx.validation_rules
-        )
+        errors: Sequence[GraphQLError] = validate_document(schema, document, rules)
         return tuple(errors)
+
+    @classmethod
+    def validation_rules(cls) -> tuple[type[ASTValidationRule], ...]:
+        """The rules an operation is validated by: Strawberry's (graphql's specified rules,
+        those of an ``ExecutionContext``) and ours (``on_operation`` adds them)."""
+        return (*ExecutionContext(None, None, ()).validation_rules, *cls.rules)  # type: ignore[arg-type]
+
+    @classmethod
+    def check(cls, schema: GraphQLSchema, document: DocumentNode) -> bool:
+        """Whether ``document`` passes every check of ``on_validate``, checked here when the
+        slow path has not checked it yet (the same checks, rules and cache)."""
+        found = cls._problems.get(document)
+        if found is None:
+            found = cls._problems.put(
+                document, cls._verdict(schema, document, cls.validation_rules())
+            )
+        return found == ()
 
     async def on_execute(self) -> AsyncIterator[None]:
         """Refuses an operation whose cost is over the bound, before it runs, and counts it
@@ -141,13 +166,6 @@ class Checks(SchemaExtension):
             )
             await self.admit(ctx.context, cost, ctx.operation_type.value == "mutation")
         yield
-
-    @classmethod
-    def checked(cls, document: DocumentNode) -> bool | None:
-        """Whether ``document`` passed every check of ``on_validate`` (None: not checked
-        yet, or no longer in the cache)."""
-        found = cls._problems.get(document)
-        return None if found is None else found == ()
 
     @classmethod
     async def admit(cls, context: Any, cost: int, mutation: bool) -> None:

@@ -12,9 +12,9 @@ argument coercion (graphql-core's own functions), the same checks (``Checks.cost
 same error handling (``located_error`` and the schema's ``process_errors``), and a result
 built from a plan made once per document.
 
-What an operation must be to run here (``plan_of``): a document that passed every check of
-the slow path once (its first operation always goes the slow path, and ``Checks`` keeps
-the verdict by document); one operation, without directives, whose one root field is
+What an operation must be to run here (``plan_of``): a document that passes every check of
+the slow path (``Checks.check``: the same checks and rules, and the same verdict by
+document, whichever path asks first); one operation, without directives, whose one root field is
 ``makeMove`` or ``tableEvents`` (aliases are fine); below it fields only (no fragments,
 directives or arguments, no response key twice), each read as the schema declares it: the
 object's attribute, or the field's own resolver when it needs nothing but the object
@@ -77,10 +77,8 @@ class Direct:
             except GraphQLError:
                 found = SLOW
             else:
-                verdict = self.checks.checked(document)
-                if verdict is None:
-                    return None  # the slow path checks it first, then it may come here
-                found = plan_of(self.schema, document, operation_name) if verdict else SLOW
+                passed = self.checks.check(self.graphql, document)
+                found = plan_of(self.schema, document, operation_name) if passed else SLOW
             if len(self._plans) >= CACHE_SIZE:
                 self._plans.clear()
             self._plans[key] = found

@@ -308,3 +308,66 @@ async def test_rate_limited_moves_answer_alike(registry, make_store, transport):
             assert fast[0]["payload"][0]["extensions"]["code"] == "RATE_LIMITED"
         else:
             assert fast[1]["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
+
+
+async def test_a_new_document_runs_directly_from_its_first_operation(client: Client):
+    """A document nobody sent before is checked by the direct path itself (the slow path's
+    checks and rules), runs there at once, and answers as the slow path then does."""
+    t = await open_table(client, humans=2)
+    query = EVENTS[0].replace("seat data", "seat data first: type")  # never sent before
+    runs = _direct(client).runs
+    fast = await _first_event(client, t, query, direct=True)
+    assert _direct(client).runs == runs + 1
+    slow = await _first_event(client, t, query, direct=False)
+    assert fast == slow
+
+
+async def _first_event(c: Client, t: Seated, query: str, direct: bool):
+    conns: list[Any] = []
+    try:
+        conn = await _watch(c, t.tokens[0], query, t.table_id, direct, conns)
+        return await ws_next(conn, 10)
+    finally:
+        for conn in conns:
+            await conn.__aexit__(None, None, None)
+
+
+@pytest.mark.parametrize(
+    "query, code",
+    [
+        (
+            "subscription($t: ID!) { tableEvents(tableId: $t) { nope } }",
+            "BAD_INPUT",
+        ),
+        (
+            "subscription($t: ID!) { tableEvents(tableId: $t) { "
+            + " ".join(f"a{i}: type" for i in range(40))
+            + " } }",
+            "QUERY_TOO_COMPLEX",
+        ),
+    ],
+    ids=["an unknown field", "too many aliases"],
+)
+async def test_a_new_document_that_fails_a_check_is_refused_alike(client: Client, query, code):
+    t = await open_table(client, humans=2)
+    first = await _run(client, t.tokens[0], query, {"t": t.table_id}, True)
+    again = await _run(client, t.tokens[0], query, {"t": t.table_id}, False)
+    assert first == again and first[0]["type"] == "error", first
+    assert first[0]["payload"][0]["extensions"]["code"] == code
+
+
+def test_the_direct_path_checks_by_the_slow_paths_rules(registry, monkeypatch):
+    from service.api.checks import Checks
+
+    schema = build_schema(registry)
+    checks = next(e for e in schema.extensions if isinstance(e, type) and issubclass(e, Checks))
+    seen: list[tuple[Any, ...]] = []
+    verdict = checks._verdict.__func__
+
+    def recording(cls, graphql_schema, document, rules):
+        seen.append(rules)
+        return verdict(cls, graphql_schema, document, rules)
+
+    monkeypatch.setattr(checks, "_verdict", classmethod(recording))
+    result = asyncio.run(schema.execute("{ __typename }"))
+    assert not result.errors and seen == [checks.validation_rules()]
