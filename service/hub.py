@@ -5,7 +5,10 @@ listener) that a table has new events; the feed fetches them once from the store
 the last cursor it holds, and hands each subscriber the same event object (redaction is
 cached per audience on the delivery). A subscriber replays from its own cursor, then takes
 live events, dropping any it already had: in order, no gap, no duplicate. A subscriber
-whose bounded queue fills is dropped with ``SLOW_CONSUMER``.
+whose bounded queue fills is dropped with ``SLOW_CONSUMER``. A subscriber may have a sink:
+a live event that finds it waiting with nothing queued is handed to the sink by the code
+that delivers it (a commit's, or the feed's), with no queue and no task to wake; what the
+sink declines is queued as for any subscriber.
 
 Each event comes with the newest table the feed knows, at the event's version or later, so
 that the subscriber can ask its rights at it (``service/engine/rights.py``): a table this
@@ -105,12 +108,22 @@ _ANY: Final = (1 << 62, 0)  # an announcement without a usable cursor: past ever
 _UNKNOWN: Final = (-1, 0)  # ... and before every cursor, for ``_Feed.pending``
 
 
+# A subscriber's way to take a live event at once, with the table it comes with (see
+# ``Hub.subscribe``): True when it took it, False to have it queued instead.
+Sink = Callable[[Delivery, Any], bool]
+
+
 @dataclass(eq=False)
 class _Subscriber:
     queue: Mailbox[Any]
     slow: bool = False
     seat: int | None = None  # the seat it watches as, if any (its own events come first)
     follows: bool = False  # it asks its rights at every event: it needs the table
+    sink: Sink | None = None
+    # Its consumer waits on the queue with nothing in hand: a live event may go to the
+    # sink, in order, since nothing is before it.
+    waiting: bool = False
+    seen: tuple[int, int] | None = None  # the newest cursor it was given
 
 
 _GONE: Final = object()  # the table was not found after a fetch
@@ -166,6 +179,7 @@ class Hub:
         self.load = load  # reads a table (the subscribers' rights are asked at it)
         self._feeds: dict[str, _Feed] = {}
         self._subscribers = 0
+        self._delivered = self.metrics.child("tablestate_events_delivered_total")
         store.set_listener(self._announce)
 
     def _announce(self, table_id: str, cursor: str) -> None:
@@ -228,22 +242,41 @@ class Hub:
             movers = [sub for sub in subscribers if sub.seat == mover]
             others = [sub for sub in subscribers if sub.seat != mover]
             if movers and len(others) > 1:  # one other task alone delays it little
-                self._offer(movers, item)
+                self._offer(feed, movers, item)
                 feed.later = [(others, item)]
                 asyncio.get_running_loop().call_soon(self._offer_later, feed)
                 return
             subscribers = movers + others
-        self._offer(subscribers, item)
+        self._offer(feed, subscribers, item)
 
     def _offer_later(self, feed: _Feed) -> None:
         later, feed.later = feed.later or [], None
         for subscribers, item in later:
-            self._offer(subscribers, item)
+            self._offer(feed, subscribers, item)
 
-    def _offer(self, subscribers: list[_Subscriber], item: Delivery) -> None:
+    def _offer(self, feed: _Feed, subscribers: list[_Subscriber], item: Delivery) -> None:
         for sub in subscribers:
+            if sub.sink is not None and sub.waiting and sub.queue.empty():
+                if self._sink(feed, sub, item):
+                    continue
             if offer(sub, item):
                 self.metrics.inc("tablestate_slow_consumers_total")
+
+    def _sink(self, feed: _Feed, sub: _Subscriber, item: Delivery) -> bool:
+        """Hand a live event to a subscriber's sink (whether it took it; else it is queued)."""
+        key = cursor_key(item.event.cursor)
+        if sub.seen is not None and key <= sub.seen:
+            return True  # it had it already
+        assert sub.sink is not None
+        try:
+            taken = sub.sink(item, _table(feed, sub.follows))
+        except Exception:  # a bug in a sink must not fail the commit that delivers
+            log.exception("a subscriber's sink failed; the event is queued for it")
+            taken = False
+        if taken:
+            sub.seen = key
+            self._delivered.inc()
+        return taken
 
     async def _read_table(self, feed: _Feed) -> None:
         """Read the table after events were fetched: it is at their version or later."""
@@ -338,18 +371,28 @@ class Hub:
         self.metrics.set("tablestate_watched_tables", len(self._feeds))
 
     async def subscribe(
-        self, table_id: str, after: str | None, seat: int | None = None, follows: bool = False
+        self,
+        table_id: str,
+        after: str | None,
+        seat: int | None = None,
+        follows: bool = False,
+        sink: Sink | None = None,
     ) -> AsyncIterator[tuple[Delivery, Any]]:
         """The table's events after ``after`` (all when None), then live ones, forever;
         each with the newest table known then (at its version or later; None when the
         subscription does not ``follow`` the table, or the table is gone).
 
+        ``sink``: once the replay is done, a live event that finds this subscription
+        waiting with nothing queued is handed to ``sink`` at once, by the code that
+        delivers it (no queue, no task woken); what the sink does not take (False) is
+        queued and yielded here, and so is everything after it until the queue is empty
+        again. A sink must not raise, and must do nothing when it declines.
+
         Raises:
             ApiError: ``BAD_INPUT`` for a bad cursor, ``SLOW_CONSUMER`` when this subscriber
             fell too far behind, ``UNAVAILABLE`` when the store is away.
         """
-        sub = _Subscriber(Mailbox(self.queue_size), seat=seat, follows=follows)
-        delivered = self.metrics.child("tablestate_events_delivered_total")
+        sub = _Subscriber(Mailbox(self.queue_size), seat=seat, follows=follows, sink=sink)
         feed: _Feed | None = None
         self._subscribers += 1
         self.metrics.set("tablestate_subscribers", self._subscribers)
@@ -358,7 +401,7 @@ class Hub:
             feed.subscribers.add(sub)
             if follows:
                 feed.followers += 1
-            seen = cursor_key(after) if after is not None else None
+            sub.seen = cursor_key(after) if after is not None else None
             cursor = after
             while True:
                 # A seat's replay never reads what only viewers without a seat see.
@@ -368,7 +411,7 @@ class Hub:
                 if batch and follows:
                     await self._read_table(feed)
                 for event in batch:
-                    seen, cursor = cursor_key(event.cursor), event.cursor
+                    sub.seen, cursor = cursor_key(event.cursor), event.cursor
                     yield Delivery(event), _table(feed, follows)
                     del event
                 if len(batch) < FETCH_BATCH:
@@ -377,11 +420,15 @@ class Hub:
             # and what was rendered of them): a few KB each.
             del batch
             while True:
-                item = unless_slow(await sub.queue.get())
+                sub.waiting = True
+                try:
+                    item = unless_slow(await sub.queue.get())
+                finally:
+                    sub.waiting = False
                 key = cursor_key(item.event.cursor)
-                if seen is None or key > seen:
-                    seen = key
-                    delivered.inc()
+                if sub.seen is None or key > sub.seen:
+                    sub.seen = key
+                    self._delivered.inc()
                     yield item, _table(feed, follows)
                 del item
         except BadCursor as exc:

@@ -206,18 +206,33 @@ class Direct:
             await _next(operation, payload)
             await _complete(operation)
             return
-        stream = event_stream(context, str(args["tableId"]), args.get("after"))
+
+        def shared(event: Any) -> fanout.SharedData:
+            """The event's result for this selection, made once per audience."""
+            results = event.shared
+            key = share if plan.events_only else (share, event.viewer)
+            data = results.get(key) if results is not None else None
+            if data is None:
+                data = fanout.SharedData({plan.root_key: render(plan.fields, event)})
+                if results is not None:
+                    results[key] = data
+            return data  # type: ignore[no-any-return]
+
+        handler = operation.handler
+
+        def take(event: Any) -> bool:
+            """A live event sent where it is delivered, if the socket takes it now."""
+            if operation.completed or handler.operations.get(operation.id) is not operation:
+                return True  # stopped: nothing more is sent for it
+            message = {"id": operation.id, "type": "next", "payload": {"data": shared(event)}}
+            return handler.websocket.send_json_now(message)  # type: ignore[no-any-return]
+
+        live = take if hasattr(handler.websocket, "send_json_now") else None
+        stream = event_stream(context, str(args["tableId"]), args.get("after"), live)
         try:
             async for event in stream:
-                results = event.shared
-                key = share if plan.events_only else (share, event.viewer)
-                data = results.get(key) if results is not None else None
-                if data is None:
-                    data = fanout.SharedData({plan.root_key: render(plan.fields, event)})
-                    if results is not None:
-                        results[key] = data
-                await _next(operation, {"data": data})
-                del event, results, data  # while it waits, the subscription holds no event
+                await _next(operation, {"data": shared(event)})
+                del event  # while it waits, the subscription holds no event
         except Exception as exc:
             payload = {"data": None, "errors": [self._error(exc, plan, located=False)]}
             await _next(operation, payload)

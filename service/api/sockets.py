@@ -234,6 +234,15 @@ class Socket(ASGIWebSocketAdapter):
         except WebSocketDisconnect:
             pass
 
+    def send_json_now(self, message: Any) -> bool:
+        """Send a message at once, below ASGI, if the socket takes it now (False: nothing
+        was sent; ``send_json`` must)."""
+        now = self._now
+        if now is None or self.ws.application_state is not WebSocketState.CONNECTED:
+            return False
+        encoded = self.view.encode_json(message)
+        return type(encoded) is str and now(encoded)
+
     async def send_json(self, message: Any) -> None:
         encoded = self.view.encode_json(message)
         now = self._now

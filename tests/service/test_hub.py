@@ -307,3 +307,68 @@ async def test_a_commit_after_an_append_not_yet_heard_of_waits_for_a_fetch():
     assert nxt.appended == "2-1"
     hub.local_commit("t", nxt.events, None, nxt.appended)
     await _hears(sub, hub, ["2-1", "3-0"])
+
+
+async def test_a_sink_takes_live_events_in_order_and_what_it_declines_comes_through():
+    """A subscriber with a sink: its replay comes through the stream; then a live event
+    that finds it waiting goes to the sink where it is delivered; one the sink declines is
+    queued, and so is everything after it until the stream has caught up, in order."""
+    store = MemoryStore()
+    metrics = Metrics()
+    hub = Hub(store, metrics, queue_size=100)
+    await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
+    await _commit(store, "t", 1)
+    sunk: list[str] = []
+    decline = {"4-0"}
+
+    def sink(item: Any, table: Any) -> bool:
+        if item.event.cursor in decline:
+            return False
+        sunk.append(item.event.cursor)
+        return True
+
+    sub = hub.subscribe("t", None, sink=sink)
+    replay = [(await anext(sub))[0].event.cursor for _ in range(2)]
+    assert replay == ["1-0", "2-0"] and sunk == []
+    streamed: list[str] = []
+
+    async def read() -> None:
+        async for item, _ in sub:
+            streamed.append(item.event.cursor)
+
+    reader = asyncio.ensure_future(read())
+    await asyncio.sleep(0.01)  # the reader waits on the queue
+    await _commit(store, "t", 2)
+    await asyncio.sleep(0.05)
+    assert sunk == ["3-0"] and streamed == []
+    await _commit(store, "t", 3)  # declined: queued, with what follows until caught up
+    await _commit(store, "t", 4)
+    await asyncio.sleep(0.05)
+    assert streamed == ["4-0", "5-0"] and sunk == ["3-0"]
+    await _commit(store, "t", 5)  # the stream waits again: the sink takes it
+    await asyncio.sleep(0.05)
+    assert sunk == ["3-0", "6-0"] and streamed == ["4-0", "5-0"]
+    assert metrics.get("tablestate_events_delivered_total") == 4  # the live ones, once each
+    reader.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await reader
+    await hub.close()
+
+
+async def test_a_sink_that_fails_does_not_fail_the_delivery(caplog):
+    store = MemoryStore()
+    hub = Hub(store, Metrics(), queue_size=100)
+    await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
+
+    def broken(item: Any, table: Any) -> bool:
+        raise RuntimeError("a bug")
+
+    sub = hub.subscribe("t", None, sink=broken)
+    assert (await anext(sub))[0].event.cursor == "1-0"
+    pending = asyncio.ensure_future(anext(sub))
+    await asyncio.sleep(0.01)
+    await _commit(store, "t", 1)
+    assert (await asyncio.wait_for(pending, 5))[0].event.cursor == "2-0"  # queued instead
+    assert "sink failed" in caplog.text
+    await sub.aclose()
+    await hub.close()

@@ -58,7 +58,10 @@ async def _until_expiry(items: AsyncIterator[_T], user: User) -> AsyncGenerator[
 
 
 async def event_stream(
-    context: Context, table_id: str, after: str | None
+    context: Context,
+    table_id: str,
+    after: str | None,
+    take: Callable[[TableEvent], bool] | None = None,
 ) -> AsyncGenerator[TableEvent, None]:
     """``tableEvents``: the table's events after ``after`` as the caller sees them, then
     live ones.
@@ -68,7 +71,12 @@ async def event_stream(
     rights), it ends with ``UNAUTHENTICATED``, before anything else is sent. A signed-in
     caller's subscription ends so at its sign-in's expiry, events or none. A spectator who
     may not watch the table is refused (``FORBIDDEN``), also later, should the host turn
-    spectators off while the table is OPEN."""
+    spectators off while the table is OPEN.
+
+    ``take``: a live event that finds the stream waiting, judged the same way, is handed to
+    ``take`` at once where it is delivered (``Hub.subscribe``'s sink), unless anything
+    stands in the way (the table to read, rights that no longer hold: then it comes
+    through the stream); ``take`` says whether it took it, and does nothing if not."""
     services = context.services
     caller = await context.credential()
     loaded = await services.tables.reads.load(table_id)
@@ -92,22 +100,44 @@ async def event_stream(
     # A seat asks its rights at every event; a spectator, whether it may still watch,
     # where that can change (the options of an OPEN table).
     follows = not watching or loaded.table.status == OPEN
-    items: AsyncIterator[Any] = services.hub.subscribe(table_id, after, seat, follows)
+
+    def judged(item: Any, table: Any) -> TableEvent | None:
+        """The event as the caller sees it now (None: nothing of it is theirs to see)."""
+        if follows:
+            now = rights(caller, table)
+            if lost(start, now):
+                raise ApiError("UNAUTHENTICATED", now.why or GONE)
+            if watching and table is not None and not may_watch(now, table, policy):
+                raise refuse(watch_refusal(table, policy))
+        if visible(item.event, seat):
+            return TableEvent.delivered(item, table_id, seat, host)
+        return None
+
+    sink = None
+    if take is not None:
+
+        def sink(item: Any, table: Any) -> bool:
+            if follows and table is None:
+                return False  # the table is to be read first
+            if isinstance(caller, User) and caller.remaining() <= 0:
+                return False  # the sign-in ended: the stream ends
+            try:
+                event = judged(item, table)
+            except ApiError:
+                return False  # the stream ends with it
+            return event is None or take(event)
+
+    items: AsyncIterator[Any] = services.hub.subscribe(table_id, after, seat, follows, sink)
     if isinstance(caller, User):
         items = _until_expiry(items, caller)
     async with services.tables.attendance.present(table_id, seat):
         async for item, table in items:
-            if follows:
-                if table is None:  # not known to the hub: read it
-                    table = await services.tables.reads.load_table(table_id)
-                now = rights(caller, table)
-                if lost(start, now):
-                    raise ApiError("UNAUTHENTICATED", now.why or GONE)
-                if watching and table is not None and not may_watch(now, table, policy):
-                    raise refuse(watch_refusal(table, policy))
-            if visible(item.event, seat):
-                yield TableEvent.delivered(item, table_id, seat, host)
-            del item, table  # while it waits, the subscription holds no event
+            if follows and table is None:  # not known to the hub: read it
+                table = await services.tables.reads.load_table(table_id)
+            event = judged(item, table)
+            if event is not None:
+                yield event
+            del item, table, event  # while it waits, the subscription holds no event
 
 
 async def table_events(

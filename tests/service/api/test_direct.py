@@ -171,7 +171,19 @@ async def _until_finished(conn) -> list[dict[str, Any]]:
             return out
 
 
-async def test_live_events_alike_for_every_viewer(client: Client):
+async def test_live_events_alike_for_every_viewer(client: Client, monkeypatch):
+    """Every viewer's live events, from the executor and from the direct path, whose
+    subscriptions take them where they are delivered (the hub's sink)."""
+    from service.hub import Hub
+
+    taken: list[bool] = []
+    sink = Hub._sink
+
+    def spy(self: Hub, *args: Any) -> bool:
+        taken.append(sink(self, *args))
+        return taken[-1]
+
+    monkeypatch.setattr(Hub, "_sink", spy)
     t = await open_table(client, humans=2)
     for query in EVENTS:  # each document once the slow way first
         await _run(client, None, query, {"t": "no-such-table"}, False)
@@ -194,6 +206,7 @@ async def test_live_events_alike_for_every_viewer(client: Client):
             got_slow, got_fast = await _until_finished(slow), await _until_finished(fast)
             assert got_slow == got_fast, (who, n)
             assert len(got_fast) > 3
+        assert sum(taken) > len(viewers) * len(EVENTS)  # live events, sent as delivered
     finally:
         for conn in conns:
             await conn.close()
