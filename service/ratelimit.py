@@ -157,18 +157,11 @@ class Guard:
     ) -> float:
         """Count ``cost`` requests of ``client`` and, with a ``token``, ``token_cost`` of
         that token: 0.0 when they may go on, else the seconds to wait (``RATE_LIMITED``)."""
-        s = self.settings
         if client.exempt:
             return 0.0
-        checks: list[tuple[str, float, int, int]] = []
-        if s.rate_address > 0 and cost > 0:
-            checks.append(("a:" + client.address, s.rate_address, s.rate_address_burst, cost))
-        if token and s.rate_token > 0 and token_cost > 0:
-            checks.append((token_key(token), s.rate_token, s.rate_token_burst, token_cost))
-        for key, rate, burst, n in checks:
+        for key, rate, burst, n in self._checks(client, token, cost, token_cost):
             try:
-                # a costly request may spend a whole burst, never more (else it never could)
-                wait = await self._take(key, rate, burst, min(n, burst))
+                wait = await self._take(key, rate, burst, n)
             except Exception as exc:
                 # Fail open: a store that is away fails the request itself soon enough,
                 # and a limit must never be the reason a request fails.
@@ -181,6 +174,37 @@ class Guard:
                 self.metrics.inc("tablestate_errors_total", code="RATE_LIMITED")
                 return wait
         return 0.0
+
+    def admit_now(
+        self, client: Client, token: str | None = None, cost: int = 1, token_cost: int = 1
+    ) -> bool:
+        """``admit``'s answer when it needs no store call: True when the requests may go on,
+        counted (an exempt client, no limits, or requests this replica has paid already);
+        False when only ``admit`` can tell (nothing is counted)."""
+        if client.exempt:
+            return True
+        checks = self._checks(client, token, cost, token_cost)
+        reserved = self._reserved
+        if any(reserved.get(key, 0) < n for key, _, _, n in checks):
+            return False
+        for key, _, _, n in checks:
+            reserved[key] -= n
+        return True
+
+    def _checks(
+        self, client: Client, token: str | None, cost: int, token_cost: int
+    ) -> list[tuple[str, float, int, int]]:
+        """The buckets a request is counted in: (key, rate, burst, requests to spend)."""
+        s = self.settings
+        checks: list[tuple[str, float, int, int]] = []
+        # a costly request may spend a whole burst, never more (else it never could)
+        if s.rate_address > 0 and cost > 0:
+            burst = s.rate_address_burst
+            checks.append(("a:" + client.address, s.rate_address, burst, min(cost, burst)))
+        if token and s.rate_token > 0 and token_cost > 0:
+            burst = s.rate_token_burst
+            checks.append((token_key(token), s.rate_token, burst, min(token_cost, burst)))
+        return checks
 
     async def _take(self, key: str, rate: float, burst: int, n: int) -> float:
         """Spend ``n`` requests of a bucket: 0.0, or the seconds to wait.

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import struct
+from collections.abc import Callable
 from typing import Any, Final
 
 from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
@@ -118,6 +119,10 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         # unless that can no longer be (``_cut`` off: compression, a refused header).
         self._framed = False
         self._cut = True
+        # The app's way to take a text message at once while it waits for one with none
+        # queued (True: taken; False: queue it, as for any message): see ``_take_text``.
+        self.text_sink: Callable[[str], bool] | None = None
+        self._app_waits = False
 
     def data_received(self, data: bytes) -> None:
         self._unparsed += data
@@ -191,6 +196,9 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
             text = apply_mask(frame[head + 4 :], frame[head : head + 4]).decode()
         except UnicodeDecodeError:
             return False  # websockets and uvicorn close the socket with 1007
+        sink = self.text_sink
+        if sink is not None and self._app_waits and self.queue.empty() and sink(text):
+            return True  # the app took it where it stands: nothing to queue, reading goes on
         self.queue.put_nowait({"type": "websocket.receive", "text": text})
         if not self.read_paused:
             self.read_paused = True
@@ -198,7 +206,11 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         return True
 
     async def receive(self) -> ASGIReceiveEvent:
-        message = await super().receive()
+        self._app_waits = self.queue.empty()
+        try:
+            message = await super().receive()
+        finally:
+            self._app_waits = False
         if self._unparsed and not self.read_paused:
             self._feed()
         return message

@@ -79,6 +79,48 @@ class TransportWS(BaseGraphQLTransportWSHandler[Context, None]):
         if await _admitted(self, message, "subscribe", "complete", self.operations):
             await super().handle_message(message)
 
+    async def handle(self) -> None:
+        lane = getattr(self.websocket, "lane", None)
+        if lane is not None:
+            lane.text_sink = self.take_now
+        try:
+            await super().handle()
+        finally:
+            if lane is not None:
+                lane.text_sink = None
+
+    def take_now(self, text: str) -> bool:
+        """Start an operation where its ``subscribe`` message is read, when the message loop
+        waits with nothing before it and nothing stands in the way (its checks need no
+        await); False: nothing was done, the loop takes the message as any other."""
+        if not self.connection_acknowledged or '"subscribe"' not in text:
+            return False
+        try:
+            message = self.view.decode_json(text)
+        except Exception:  # anything wrong with it is answered by the loop
+            return False
+        if type(message) is not dict or message.get("type") != "subscribe":
+            return False
+        op_id, payload = message.get("id"), message.get("payload")
+        if type(op_id) is not str or op_id in self.operations or type(payload) is not dict:
+            return False
+        query = payload.get("query")
+        cap = self.max_subscriptions_per_connection
+        if (
+            type(query) is not str
+            or too_long(query) is not None
+            or (cap is not None and len(self.operations) >= cap)
+            or not self.view.guard.admit_now(self.context.client or Client("", False))
+        ):
+            return False
+        operation = Operation(
+            self, op_id, query, payload.get("variables"), payload.get("operationName")
+        )
+        operation.task = asyncio.create_task(self.run_operation(operation))
+        operation.task.add_done_callback(self._task_done)
+        self.operations[op_id] = operation
+        return True
+
     async def handle_task_exception(self, error: Exception) -> None:
         """An operation's task failed: a client that left mid-send (its ``complete`` found
         the socket closed) is no bug, anything else is logged as one."""
@@ -194,9 +236,10 @@ class Socket(ASGIWebSocketAdapter):
         # The server's way to frame a message below ASGI (``service/server.py``), when the
         # socket is served by it: one call where ASGI takes a message dict through
         # Starlette's WebSocket and the ASGI server's ``send``.
-        self._now: Callable[[str], bool] | None = getattr(
-            getattr(self.ws._send, "__self__", None), "send_text_now", None
-        )
+        server = getattr(self.ws._send, "__self__", None)
+        self._now: Callable[[str], bool] | None = getattr(server, "send_text_now", None)
+        # Where a message the client sends may be taken at once (``take_now``).
+        self.lane = server if hasattr(server, "text_sink") else None
 
     async def spend(self) -> bool:
         """Spend one message of the budget; past it, close the socket (False)."""

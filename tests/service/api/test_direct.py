@@ -384,3 +384,33 @@ def test_the_direct_path_checks_by_the_slow_paths_rules(registry, monkeypatch):
     monkeypatch.setattr(checks, "_verdict", classmethod(recording))
     result = asyncio.run(schema.execute("{ __typename }"))
     assert not result.errors and seen == [checks.validation_rules()]
+
+
+async def test_an_operation_starts_where_its_message_is_read(client: Client, monkeypatch):
+    """A ``subscribe`` read while the message loop waits starts its operation there (no
+    queue, no loop step); the answers are the loop's, as a message it leaves shows."""
+    from service.api.sockets import TransportWS
+
+    taken: list[bool] = []
+    take = TransportWS.take_now
+
+    def spy(self: TransportWS, text: str) -> bool:
+        taken.append(take(self, text))
+        return taken[-1]
+
+    monkeypatch.setattr(TransportWS, "take_now", spy)
+    t = await open_table(client, humans=2)
+    seat, move, _ = await _to_act(client, t)
+    query, name = MOVES[0]
+    got = await _run(client, t.tokens[seat], query, {"t": t.table_id, "m": move}, True, name)
+    assert got[0]["type"] == "next" and "errors" not in got[0]["payload"], got
+    assert True in taken  # the move's subscribe, taken where it was read
+    _direct(client).enabled = True
+    async with client.ws() as conn:  # a ping, then a subscribe: answered in order
+        assert (await ws_init(conn, None))["type"] == "connection_ack"
+        payload = {"query": EVENTS[0], "variables": {"t": t.table_id, "a": None}}
+        subscribe = {"id": "s", "type": "subscribe", "payload": payload}
+        await conn.send(json.dumps({"type": "ping"}))
+        await conn.send(json.dumps(subscribe))
+        answers = [json.loads(await asyncio.wait_for(conn.recv(), 10)) for _ in range(2)]
+        assert [a["type"] for a in answers] == ["pong", "next"], answers
