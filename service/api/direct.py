@@ -190,8 +190,7 @@ class Direct:
                 {"id": operation.id, "type": "error", "payload": formatted}  # type: ignore[typeddict-item]
             )
             return
-        await _next(operation, {"data": data, "errors": formatted} if errors else {"data": data})
-        await _complete(operation)
+        await _answer(operation, {"data": data, "errors": formatted} if errors else {"data": data})
 
     async def _subscription(
         self, operation: Operation[Any, Any], plan: Plan, args: dict[str, Any], cost: int
@@ -248,3 +247,24 @@ async def _next(operation: Operation[Any, Any], payload: dict[str, Any]) -> None
 
 async def _complete(operation: Operation[Any, Any]) -> None:
     await operation.send_operation_message({"id": operation.id, "type": "complete"})
+
+
+async def _answer(operation: Operation[Any, Any], payload: dict[str, Any]) -> None:
+    """A mutation's ``next`` and ``complete``: each framed at once where the socket takes
+    it (``Socket.send_json_now``), with the bookkeeping of ``send_operation_message``
+    (the operation ends, and its id is free, before its ``complete`` is sent)."""
+    handler = operation.handler
+    now = getattr(handler.websocket, "send_json_now", None)
+    if (
+        now is None
+        or operation.completed
+        or not now({"id": operation.id, "type": "next", "payload": payload})
+    ):
+        await _next(operation, payload)
+        await _complete(operation)
+        return
+    operation.completed = True
+    handler.operations.pop(operation.id, None)
+    complete = {"id": operation.id, "type": "complete"}
+    if not now(complete):
+        await handler.send_message(complete)

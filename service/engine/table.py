@@ -9,6 +9,7 @@ rights.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -100,9 +101,10 @@ class Table:
     version: int = 0
 
     def encode(self) -> str:
-        d = {k: getattr(self, k) for k in self.__slots__ if k != "version"}
-        seats = [{k: getattr(s, k) for k in Seat.__slots__} for s in self.seats]
-        d["seats"] = [_without_unset(s) for s in seats]
+        d = dict(zip(_TABLE_FIELDS, _read_table(self), strict=True))
+        d["seats"] = [
+            _without_unset(dict(zip(_SEAT_FIELDS, _read_seat(s), strict=True))) for s in self.seats
+        ]
         return _json.dumps(_without_unset(d))
 
     @classmethod
@@ -129,7 +131,17 @@ _LEFT_OUT_UNSET: Final = frozenset({"user", "host_user", "bot_level"})
 
 
 def _without_unset(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in d.items() if not (k in _LEFT_OUT_UNSET and v is None)}
+    for key in _LEFT_OUT_UNSET:
+        if key in d and d[key] is None:
+            del d[key]
+    return d
+
+
+# What a snapshot holds, in its order (every field but the version), read in one call.
+_TABLE_FIELDS: Final = tuple(k for k in Table.__slots__ if k != "version")
+_read_table: Final = operator.attrgetter(*_TABLE_FIELDS)
+_SEAT_FIELDS: Final = Seat.__slots__
+_read_seat: Final = operator.attrgetter(*_SEAT_FIELDS)
 
 
 def decode_state(table: Table, game: GameDef[Any]) -> Any:
