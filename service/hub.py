@@ -336,6 +336,14 @@ class Hub:
         _expect(feed, first)
         feed.wake.set()
 
+    def settled(self, table_id: str) -> bool:
+        """Whether this replica's subscribers of the table hold nothing they were offered and
+        have not taken (none has events queued, no offer waits for a later turn)."""
+        feed = self._feeds.get(table_id)
+        if feed is None:
+            return True
+        return feed.later is None and all(sub.queue.empty() for sub in feed.subscribers)
+
     def appending(self, table_id: str, on: bool) -> None:
         """An append (presence, chat) to the table is sent (``on``) or handed over or given
         up (not ``on``): see ``_Feed.appends``."""

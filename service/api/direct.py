@@ -174,10 +174,12 @@ class Direct:
             data = {plan.root_key: render(plan.fields, moved)}
         except Exception as exc:  # located and classified, as graphql-core's
             return True, [self._graphql_error(exc, plan, located=True)], None
-        # The move's events are queued for this replica's subscribers (the mover's first,
-        # see Hub._deliver): let them go out before the mover's answer, since they are
-        # what every player's screen shows.
-        await asyncio.sleep(0)
+        # The move's events went to this replica's subscribers (the mover's first, see
+        # Hub._deliver): what a subscription took where they were delivered is framed
+        # already; what waits in a queue goes out first after a turn of the loop, before
+        # the mover's answer, since they are what every player's screen shows.
+        if not context.services.hub.settled(str(args["tableId"])):
+            await asyncio.sleep(0)
         return True, [], data
 
     async def _mutation(

@@ -372,3 +372,20 @@ async def test_a_sink_that_fails_does_not_fail_the_delivery(caplog):
     assert "sink failed" in caplog.text
     await sub.aclose()
     await hub.close()
+
+
+async def test_settled_until_an_offer_waits_in_a_queue():
+    store = MemoryStore()
+    hub = Hub(store, Metrics(), queue_size=100)
+    assert hub.settled("t")  # nobody subscribes here
+    await store.create("t", "{}", META, [NewEvent("start", "2026-01-01T00:00:00Z")], ttl=60)
+    sub = hub.subscribe("t", None)
+    assert (await anext(sub))[0].event.cursor == "1-0"
+    assert hub.settled("t")
+    await _commit(store, "t", 1)
+    await asyncio.sleep(0.02)  # the feed fetched it: queued for the subscriber
+    assert not hub.settled("t")
+    assert (await anext(sub))[0].event.cursor == "2-0"
+    assert hub.settled("t")
+    await sub.aclose()
+    await hub.close()
