@@ -119,6 +119,15 @@ class Checker:
         self.final_version: int | None = None
         self.actors: dict[int, int] = {}  # version -> the seat whose move made it
         self.checked = 0
+        self.truth: dict[str, Any] = {}  # cursor -> the event as stored
+
+    async def learn(self, store: MemoryStore) -> None:
+        """The events stored since the last call (each viewer's own private part of them
+        is theirs to see, whatever the states before and after say: the cards of a run
+        that a void deal takes back were seen by the players they were dealt to)."""
+        after = next(reversed(self.truth), None)
+        for e in await store.events(self.table_id, after, 10_000):
+            self.truth[e.cursor] = e
 
     def remember(self, loaded: Loaded) -> None:
         self.states[loaded.version] = loaded.state
@@ -183,10 +192,14 @@ class Checker:
         if before is not None:
             forbidden &= self.secrets.secret(before, seat)
             allowed = self.secrets.released(before, after, self.actors.get(v))
-        self._no_secret(event["data"], forbidden, f"{where} {event['type']}", allowed)
         private = event["data"].get("private") if isinstance(event["data"], dict) else None
         if private is not None:
             assert seat is not None, f"{where}: a spectator got a private part"
+            stored = self.truth.get(event["cursor"])
+            assert stored is not None, f"{where}: an event the store does not hold"
+            assert private == stored.private.get(str(seat)), f"{where}: not its own part"
+            allowed = allowed | self.secrets.items(private)
+        self._no_secret(event["data"], forbidden, f"{where} {event['type']}", allowed)
 
     def error(self, body: dict[str, Any], seat: int | None, request: Any, where: str) -> str:
         """A refusal: its code; its message names nothing hidden the request did not."""
@@ -224,6 +237,7 @@ async def _play(
     check.remember(loaded)
     await c.q(START, host, t=tid)
     for step in range(MAX_MOVES):
+        await check.learn(store)
         truth = await service.reads.load(tid)
         assert truth is not None
         check.remember(truth)
@@ -254,6 +268,7 @@ async def _play(
         assert after is not None
         check.remember(after)
         check.actors[after.version] = actor
+        await check.learn(store)
         check.view(done["table"], actor, f"{game_id} move v{after.version}")
         for e in done["events"]:
             check.event(e, actor, f"{game_id} move")
@@ -265,6 +280,7 @@ async def _play(
     assert final.table.revealed_seed in check.seeds  # revealed now, and only now
     await asyncio.wait_for(asyncio.gather(*(f.task for f in followers.values())), 60)  # type: ignore[arg-type]
     stored = {e.cursor: e for e in await store.events(tid, None, 10_000)}
+    await check.learn(store)
     for s, f in followers.items():
         events = [m["payload"]["data"]["tableEvents"] for m in f.received]
         assert [e["cursor"] for e in events] == list(stored), f"seat {s} missed events"
