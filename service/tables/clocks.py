@@ -48,6 +48,8 @@ class Clocks(Collaborator):
         self.clock = committer.clock
 
     def settle(self, before: Loaded, change: Change) -> Change:
+        if clock.turn_seconds(change.table) <= 0:
+            return change  # no clocks at this table: nothing to charge, start or stop
         state = change.state
         after = eng.to_act(change.table, before.game, state) if state is not None else ()
         table, started = clock.settle(
