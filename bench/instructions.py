@@ -109,6 +109,9 @@ def run(checkout: Path, moves: int, work: Path, site: Path) -> tuple[int, int]:
             "1",
         ],
         env=env,
+        # ``python -c`` puts the working directory first on sys.path, before PYTHONPATH:
+        # run in the checkout measured, or a checkout there would be measured instead.
+        cwd=checkout,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
