@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+from dataclasses import dataclass
 from typing import Any, Final
 
 import hiredis
@@ -30,6 +31,40 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 _PLAIN_KEYS: Final = frozenset({"host", "port", "db", "username", "password"})
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """Where a plain ``redis://`` URL points, and who to say we are there."""
+
+    host: str
+    port: int
+    db: int
+    username: str | None
+    password: str | None
+
+    @classmethod
+    def of(cls, url: str) -> Address | None:
+        """The address of a plain ``redis://`` URL; None for any other URL, or one with
+        options these connections do not implement (redis-py does)."""
+        if not url.startswith("redis://"):
+            return None
+        kwargs: dict[str, Any] = dict(parse_url(url))
+        if set(kwargs) - _PLAIN_KEYS:
+            return None
+        return cls(
+            str(kwargs.get("host") or "localhost"),
+            int(kwargs.get("port") or 6379),
+            int(kwargs.get("db") or 0),
+            kwargs.get("username"),
+            kwargs.get("password"),
+        )
+
+    def auth(self) -> tuple[str, ...] | None:
+        """The AUTH command of this address, if it names a password."""
+        if self.password is None:
+            return None
+        return ("AUTH", self.username, self.password) if self.username else ("AUTH", self.password)
 
 
 class _Protocol(asyncio.Protocol):
@@ -133,8 +168,9 @@ class Pipe:
     ) -> None:
         self._address = (host, port)
         self._hello: list[tuple[Any, ...]] = []
-        if password is not None:
-            self._hello.append(("AUTH", username, password) if username else ("AUTH", password))
+        auth = Address(host, port, db, username, password).auth()
+        if auth is not None:
+            self._hello.append(auth)
         if db:
             self._hello.append(("SELECT", db))
         self._protocol: _Protocol | None = None
@@ -143,18 +179,10 @@ class Pipe:
     @classmethod
     def for_url(cls, url: str) -> Pipe | None:
         """A pipe to the Redis of a plain ``redis://`` URL, else None."""
-        if not url.startswith("redis://"):
+        address = Address.of(url)
+        if address is None:
             return None
-        kwargs: dict[str, Any] = dict(parse_url(url))
-        if set(kwargs) - _PLAIN_KEYS:
-            return None  # options this pipe does not implement: redis-py does
-        return cls(
-            str(kwargs.get("host") or "localhost"),
-            int(kwargs.get("port") or 6379),
-            int(kwargs.get("db") or 0),
-            kwargs.get("username"),
-            kwargs.get("password"),
-        )
+        return cls(address.host, address.port, address.db, address.username, address.password)
 
     async def call(self, *args: Any, timeout: float | None = None) -> Any:
         """Send one command; its reply (bytes, ints, lists as hiredis reads them).

@@ -22,6 +22,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
+from service.store._pipe import Address
+from service.store._pubsub import LeanPubSub
 from service.store.base import Listener, StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -42,6 +44,9 @@ class Watcher:
         timeout: Seconds ``watch`` waits for Redis to confirm a subscription.
         keepalive: Seconds of silence after which the connection is pinged.
         backoff: First and largest pause between reconnection attempts.
+        address: The address of a plain ``redis://`` URL: the connection is then read by
+            ``store/_pubsub.py`` instead of redis-py's ``PubSub`` (the client's pool
+            unused).
     """
 
     def __init__(
@@ -51,6 +56,7 @@ class Watcher:
         timeout: float,
         keepalive: float = 5.0,
         backoff: tuple[float, float] = (0.05, 2.0),
+        address: Address | None = None,
     ) -> None:
         self.listener: Listener | None = None
         # Told when the connection drops (a Cluster node may have failed over).
@@ -63,7 +69,8 @@ class Watcher:
         self._tables: dict[bytes, str] = {}  # channel, as Redis sends it -> table id
         self._waiting: dict[bytes, list[asyncio.Future[None]]] = {}
         self._catch_up: set[str] = set()
-        self._pubsub: PubSub | None = None
+        self._address = address
+        self._pubsub: PubSub | LeanPubSub | None = None
         self._task: asyncio.Task[None] | None = None
 
     async def watch(self, table_id: str, channel: str) -> None:
@@ -145,7 +152,7 @@ class Watcher:
     async def _run(self) -> None:
         delay, dropped = self._backoff[0], False
         while True:
-            pubsub = self._client.pubsub()
+            pubsub = self._open()
             try:
                 await pubsub.connect()  # type: ignore[no-untyped-call]  # untyped upstream
                 # From here on watch() subscribes by itself; the channels watched before
@@ -171,7 +178,12 @@ class Watcher:
             await asyncio.sleep(delay)
             delay = min(delay * 2, self._backoff[1])
 
-    async def _read(self, pubsub: PubSub) -> None:
+    def _open(self) -> PubSub | LeanPubSub:
+        if self._address is not None:
+            return LeanPubSub(self._address, keepalive=self._keepalive, timeout=self._timeout)
+        return self._client.pubsub()
+
+    async def _read(self, pubsub: PubSub | LeanPubSub) -> None:
         silent = 0
         while True:
             message = await pubsub.get_message(timeout=self._keepalive)

@@ -5,8 +5,9 @@ all on the same client, key scheme and mapping of Redis's failures (``_reach.py`
 tables, their commit and listings (``_tables.py``), the feeds (``_feeds.py``), the
 due-index (``_due.py``), presence (``_presence.py``) and the rate limits
 (``_buckets.py``). Beside them: the commit pipe (``_pipe.py``), the pub/sub readers
-(``_watcher.py``), reply parsing (``_wire.py``), pages of listings (``_listing.py``),
-Sentinel and acknowledgement (``topology.py``) and the Lua scripts.
+(``_watcher.py``; a plain URL's connection read by ``_pubsub.py``), reply parsing
+(``_wire.py``), pages of listings (``_listing.py``), Sentinel and acknowledgement
+(``topology.py``) and the Lua scripts.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from service.store import _wire
 from service.store._buckets import RedisRateBuckets
 from service.store._due import RedisDueIndex
 from service.store._feeds import RedisFeeds
-from service.store._pipe import Pipe
+from service.store._pipe import Address, Pipe
 from service.store._presence import RedisPresence
 from service.store._tables import RedisTables
 from service.store._watcher import ClusterWatchers, Watcher
@@ -52,6 +53,7 @@ class RedisStore(RedisTables, RedisFeeds, RedisDueIndex, RedisPresence, RedisRat
         idempotency_kept: int = IDEMPOTENCY_KEPT,
         pipe: Pipe | None = None,
         ack: Acknowledger | None = None,
+        pubsub_address: Address | None = None,
     ) -> None:
         for name, value in [
             ("max_events", max_events),
@@ -81,7 +83,7 @@ class RedisStore(RedisTables, RedisFeeds, RedisDueIndex, RedisPresence, RedisRat
             self._watcher = ClusterWatchers(client, timeout=timeout)
         else:
             assert pubsub_client is not None
-            self._watcher = Watcher(pubsub_client, timeout=timeout)
+            self._watcher = Watcher(pubsub_client, timeout=timeout, address=pubsub_address)
         self._watcher.listener = self._dispatch
 
     @classmethod
@@ -164,6 +166,7 @@ class RedisStore(RedisTables, RedisFeeds, RedisDueIndex, RedisPresence, RedisRat
             timeout=timeout,
             # WAIT holds its connection: acknowledged commits take the pool's instead
             pipe=Pipe.for_url(url) if not acks.waits else None,
+            pubsub_address=Address.of(url),
             ack=acks,
             **kept,
         )
