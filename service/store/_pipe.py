@@ -67,21 +67,53 @@ class Address:
         return ("AUTH", self.username, self.password) if self.username else ("AUTH", self.password)
 
 
-class _Protocol(asyncio.Protocol):
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
+class Replies(asyncio.Protocol):
+    """A connection to Redis whose data hiredis reads into whole replies, each handed to
+    ``reply`` as it comes; a stream hiredis cannot read, or the connection's end, goes to
+    ``broken`` (the connection closed)."""
+
+    def __init__(self) -> None:
         self._reader = hiredis.Reader(replyError=ResponseError)
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self._reader.feed(data)
+        while True:
+            try:
+                reply = self._reader.gets()
+            except hiredis.ProtocolError as exc:
+                self.broken(exc)
+                if self.transport is not None:
+                    self.transport.close()
+                return
+            if reply is False:
+                return
+            self.reply(reply)
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.broken(exc or ConnectionResetError("closed by Redis"))
+
+    def reply(self, reply: Any) -> None:
+        raise NotImplementedError
+
+    def broken(self, exc: BaseException) -> None:
+        raise NotImplementedError
+
+
+class _Protocol(Replies):
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__()
+        self._loop = loop
         self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
         # The deadlines of the commands waiting, in the same order (one timeout for all:
         # they come in order of sending), and the timer set for the first one.
         self._deadlines: collections.deque[tuple[float, asyncio.Future[Any]]] = collections.deque()
         self._timer: asyncio.TimerHandle | None = None
         self._out: list[bytes] = []
-        self._transport: asyncio.Transport | None = None
         self.lost: BaseException | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = transport  # type: ignore[assignment]
 
     def request(self, packed: bytes, timeout: float | None = None) -> asyncio.Future[Any]:
         if self.lost is not None:
@@ -94,8 +126,8 @@ class _Protocol(asyncio.Protocol):
             self._deadlines.append((deadline, reply))
             if self._timer is None:
                 self._timer = self._loop.call_at(deadline, self._expire)
-        if idle and self._transport is not None:
-            self._transport.write(packed)  # nothing to share a write with: send it now
+        if idle and self.transport is not None:
+            self.transport.write(packed)  # nothing to share a write with: send it now
             return reply
         if not self._out:
             self._loop.call_soon(self._flush)
@@ -116,35 +148,21 @@ class _Protocol(asyncio.Protocol):
 
     def _flush(self) -> None:
         out, self._out = self._out, []
-        if self._transport is not None and self.lost is None and out:
-            self._transport.write(out[0] if len(out) == 1 else b"".join(out))
+        if self.transport is not None and self.lost is None and out:
+            self.transport.write(out[0] if len(out) == 1 else b"".join(out))
 
-    def data_received(self, data: bytes) -> None:
-        self._reader.feed(data)
-        while True:
-            try:
-                reply = self._reader.gets()
-            except hiredis.ProtocolError as exc:
-                self._fail(exc)
-                if self._transport is not None:
-                    self._transport.close()
-                return
-            if reply is False:
-                return
-            if not self._waiting:
-                continue  # nothing asked for it (cannot happen: Redis answers each command)
-            waiter = self._waiting.popleft()
-            if waiter.done():
-                continue  # its caller gave up; the reply was still its own
-            if isinstance(reply, ResponseError):
-                waiter.set_exception(reply)
-            else:
-                waiter.set_result(reply)
+    def reply(self, reply: Any) -> None:
+        if not self._waiting:
+            return  # nothing asked for it (cannot happen: Redis answers each command)
+        waiter = self._waiting.popleft()
+        if waiter.done():
+            return  # its caller gave up; the reply was still its own
+        if isinstance(reply, ResponseError):
+            waiter.set_exception(reply)
+        else:
+            waiter.set_result(reply)
 
-    def connection_lost(self, exc: BaseException | None) -> None:
-        self._fail(exc or ConnectionResetError("closed by Redis"))
-
-    def _fail(self, exc: BaseException) -> None:
+    def broken(self, exc: BaseException) -> None:
         self.lost = exc
         self._deadlines.clear()
         if self._timer is not None:
@@ -156,8 +174,8 @@ class _Protocol(asyncio.Protocol):
                 waiter.set_exception(RedisConnectionError(f"connection to Redis lost: {exc}"))
 
     def close(self) -> None:
-        if self._transport is not None:
-            self._transport.close()
+        if self.transport is not None:
+            self.transport.close()
 
 
 class Pipe:

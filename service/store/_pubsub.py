@@ -29,37 +29,21 @@ import hiredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from service.store._pipe import Address
+from service.store._pipe import Address, Replies
 
 NAME: Final = "tablestate-pubsub"
 
 
-class _Protocol(asyncio.Protocol):
+class _Protocol(Replies):
     def __init__(self, link: LeanPubSub) -> None:
+        super().__init__()
         self._link = link
-        self._reader = hiredis.Reader(replyError=ResponseError)
-        self.transport: asyncio.Transport | None = None
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+    def reply(self, reply: Any) -> None:
+        self._link.heard(reply)
 
-    def data_received(self, data: bytes) -> None:
-        self._reader.feed(data)
-        link = self._link
-        while True:
-            try:
-                reply = self._reader.gets()
-            except hiredis.ProtocolError as exc:
-                link.lose(exc)
-                if self.transport is not None:
-                    self.transport.close()
-                return
-            if reply is False:
-                return
-            link.heard(reply)
-
-    def connection_lost(self, exc: BaseException | None) -> None:
-        self._link.lose(exc or ConnectionResetError("closed by Redis"))
+    def broken(self, exc: BaseException) -> None:
+        self._link.lose(exc)
 
 
 class LeanPubSub:

@@ -26,13 +26,6 @@ def _address(url: str) -> Address:
 
 
 @pytest.fixture
-async def admin(redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.Redis.from_url(redis_url)
-    yield client
-    await client.aclose()
-
-
-@pytest.fixture
 async def link(redis_url: str) -> AsyncIterator[LeanPubSub]:
     made = LeanPubSub(_address(redis_url), keepalive=0.2, timeout=2)
     await made.connect()

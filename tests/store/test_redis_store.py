@@ -59,13 +59,6 @@ def own_redis(redis_handle: RedisHandle) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-async def admin(redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.Redis.from_url(redis_url)
-    yield client
-    await client.aclose()
-
-
 async def test_commit_by_another_replica_notifies_the_watcher(make_store: MakeStore) -> None:
     here, there = make_store(), make_store()
     heard: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
