@@ -181,16 +181,14 @@ class _Protocol(Replies):
 class Pipe:
     """Commands down one connection, replies in order (see the module)."""
 
-    def __init__(
-        self, host: str, port: int, db: int, username: str | None, password: str | None
-    ) -> None:
-        self._address = (host, port)
+    def __init__(self, address: Address) -> None:
+        self._address = address
         self._hello: list[tuple[Any, ...]] = []
-        auth = Address(host, port, db, username, password).auth()
+        auth = address.auth()
         if auth is not None:
             self._hello.append(auth)
-        if db:
-            self._hello.append(("SELECT", db))
+        if address.db:
+            self._hello.append(("SELECT", address.db))
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Lock | None = None
 
@@ -198,9 +196,7 @@ class Pipe:
     def for_url(cls, url: str) -> Pipe | None:
         """A pipe to the Redis of a plain ``redis://`` URL, else None."""
         address = Address.of(url)
-        if address is None:
-            return None
-        return cls(address.host, address.port, address.db, address.username, address.password)
+        return None if address is None else cls(address)
 
     async def call(self, *args: Any, timeout: float | None = None) -> Any:
         """Send one command; its reply (bytes, ints, lists as hiredis reads them).
@@ -223,7 +219,7 @@ class Pipe:
                 return protocol
             loop = asyncio.get_running_loop()
             _, protocol = await loop.create_connection(
-                lambda: _Protocol(loop), self._address[0], self._address[1]
+                lambda: _Protocol(loop), self._address.host, self._address.port
             )
             try:
                 for command in self._hello:
