@@ -1,4 +1,4 @@
-"""Instructions per move of the server process: phase A under valgrind's callgrind.
+"""Instructions per move of the server process: phase A (or C) under valgrind's callgrind.
 
 Times on a shared machine wander with what else runs; instruction counts do not (the same
 binary, inputs and environment count the same, whatever the other cores do). This starts a
@@ -11,6 +11,11 @@ moves, so start-up and shut-down cancel out. redis-server is not counted.
     python bench/instructions.py                         # this checkout, 60 and 260 moves
     python bench/instructions.py --checkout ../other     # another checkout of the project
     python bench/instructions.py --repeat 2              # each count twice (to see the spread)
+    python bench/instructions.py --phase C --spectators 50   # phase C: per move, and per delivery
+
+In phase C the loadgen adds spectators to the table, and the figure of interest is the
+server's instructions per delivery (a move's instructions over the subscribers it reaches:
+the spectators and both players).
 
 Under callgrind a move takes some tens of milliseconds and start-up about a minute: a run
 of the defaults takes a few minutes. Needs valgrind, node and the loadgen's packages
@@ -61,7 +66,9 @@ def totals(folder: Path) -> int:
     return count
 
 
-def run(checkout: Path, moves: int, work: Path, site: Path) -> tuple[int, int]:
+def run(
+    checkout: Path, moves: int, work: Path, site: Path, phase: str = "A", spectators: int = 0
+) -> tuple[int, int]:
     """Instructions of the server and the moves the loadgen saw acknowledged, one run."""
     folder = Path(tempfile.mkdtemp(dir=work))
     rport, port = free_port(), free_port()
@@ -121,7 +128,7 @@ def run(checkout: Path, moves: int, work: Path, site: Path) -> tuple[int, int]:
             [
                 "node",
                 str(LOADGEN),
-                "A",
+                phase,
                 "--port",
                 str(port),
                 "--transport",
@@ -130,6 +137,7 @@ def run(checkout: Path, moves: int, work: Path, site: Path) -> tuple[int, int]:
                 str(moves),
                 "--server-pids",
                 str(server.pid),
+                *(["--spectators", str(spectators)] if phase == "C" else []),
             ],
             capture_output=True,
             text=True,
@@ -151,6 +159,8 @@ def main() -> None:
     parser.add_argument("--few", type=int, default=60)
     parser.add_argument("--many", type=int, default=260)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--phase", choices=("A", "C"), default="A")
+    parser.add_argument("--spectators", type=int, default=50, help="phase C only")
     args = parser.parse_args()
     checkout = args.checkout.resolve()
     commit = subprocess.run(
@@ -164,22 +174,28 @@ def main() -> None:
         site = install_bench_game(work)
         per_move = []
         for _ in range(args.repeat):
-            few, few_moves = run(checkout, args.few, work, site)
-            many, many_moves = run(checkout, args.many, work, site)
+            few, few_moves = run(checkout, args.few, work, site, args.phase, args.spectators)
+            many, many_moves = run(checkout, args.many, work, site, args.phase, args.spectators)
             per_move.append((many - few) / (many_moves - few_moves))
-            print(
-                json.dumps(
-                    {
-                        "checkout": str(checkout.name),
-                        "commit": commit,
-                        "few": [few_moves, few],
-                        "many": [many_moves, many],
-                        "instructions_per_move": round(per_move[-1]),
-                    }
-                ),
-                flush=True,
-            )
-    print(f"{commit}: {sorted(per_move)[len(per_move) // 2]:,.0f} instructions per move (median)")
+            line = {
+                "checkout": str(checkout.name),
+                "commit": commit,
+                "phase": args.phase,
+                "few": [few_moves, few],
+                "many": [many_moves, many],
+                "instructions_per_move": round(per_move[-1]),
+            }
+            if args.phase == "C":
+                line["spectators"] = args.spectators
+                line["instructions_per_delivery"] = round(per_move[-1] / (args.spectators + 2))
+            print(json.dumps(line), flush=True)
+    median = sorted(per_move)[len(per_move) // 2]
+    print(f"{commit}: {median:,.0f} instructions per move (median)")
+    if args.phase == "C":
+        reached = args.spectators + 2
+        print(
+            f"{commit}: {median / reached:,.0f} instructions per delivery ({reached} subscribers)"
+        )
 
 
 if __name__ == "__main__":

@@ -220,15 +220,17 @@ class Direct:
             return data  # type: ignore[no-any-return]
 
         handler = operation.handler
+        send_now = getattr(handler.websocket, "send_text_now", None)
+        head = fanout.next_head(operation.id)  # the message of each event: head, data, "}}"
+        text_of = fanout.text_of
 
         def take(event: Any) -> bool:
             """A live event sent where it is delivered, if the socket takes it now."""
             if operation.completed or handler.operations.get(operation.id) is not operation:
                 return True  # stopped: nothing more is sent for it
-            message = {"id": operation.id, "type": "next", "payload": {"data": shared(event)}}
-            return handler.websocket.send_json_now(message)  # type: ignore[no-any-return]
+            return send_now(head + text_of(shared(event)) + "}}")  # type: ignore[no-any-return,misc]
 
-        live = take if hasattr(handler.websocket, "send_json_now") else None
+        live = take if send_now is not None else None
         stream = event_stream(context, str(args["tableId"]), args.get("after"), live)
         try:
             async for event in stream:

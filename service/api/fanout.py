@@ -196,7 +196,22 @@ def _dumps(value: Any) -> str:
 def encode_message(message: Mapping[str, Any], data: SharedData) -> str:
     """The JSON text of ``message`` whose payload is ``{"data": data}``; ``data`` is encoded
     at its first use only."""
-    if data.text is None:
-        data.text = _dumps(data)
     head = _dumps({k: v for k, v in message.items() if k != "payload"})
-    return f'{head[:-1]},"payload":{{"data":{data.text}}}}}'
+    return f'{head[:-1]},"payload":{{"data":{text_of(data)}}}}}'
+
+
+def text_of(data: SharedData) -> str:
+    """The JSON text of ``data``, encoded at its first use only."""
+    text = data.text
+    if text is None:
+        text = data.text = _dumps(data)
+    return text
+
+
+def next_head(operation_id: str) -> str:
+    """The text of a ``next`` message of ``operation_id`` up to its data: with the data's
+    text and ``}}`` after it, the message ``encode_message`` makes of ``{"id":
+    operation_id, "type": "next", "payload": {"data": data}}``, for one subscription's
+    every event."""
+    head = _dumps({"id": operation_id, "type": "next"})
+    return f'{head[:-1]},"payload":{{"data":'

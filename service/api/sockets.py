@@ -286,6 +286,13 @@ class Socket(ASGIWebSocketAdapter):
         encoded = self.view.encode_json(message)
         return type(encoded) is str and now(encoded)
 
+    def send_text_now(self, text: str) -> bool:
+        """``send_json_now`` of a message already encoded: its JSON text."""
+        now = self._now
+        return (
+            now is not None and self.ws.application_state is WebSocketState.CONNECTED and now(text)
+        )
+
     async def send_json(self, message: Any) -> None:
         encoded = self.view.encode_json(message)
         now = self._now
