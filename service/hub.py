@@ -255,16 +255,19 @@ class Hub:
             self._offer(feed, subscribers, item)
 
     def _offer(self, feed: _Feed, subscribers: list[_Subscriber], item: Delivery) -> None:
+        key = None  # the event's cursor as a key, parsed once for every sink
         for sub in subscribers:
             if sub.sink is not None and sub.waiting and sub.queue.empty():
-                if self._sink(feed, sub, item):
+                if key is None:
+                    key = cursor_key(item.event.cursor)
+                if self._sink(feed, sub, item, key):
                     continue
             if offer(sub, item):
                 self.metrics.inc("tablestate_slow_consumers_total")
 
-    def _sink(self, feed: _Feed, sub: _Subscriber, item: Delivery) -> bool:
-        """Hand a live event to a subscriber's sink (whether it took it; else it is queued)."""
-        key = cursor_key(item.event.cursor)
+    def _sink(self, feed: _Feed, sub: _Subscriber, item: Delivery, key: tuple[int, int]) -> bool:
+        """Hand a live event to a subscriber's sink (whether it took it; else it is queued);
+        ``key``: its cursor's."""
         if sub.seen is not None and key <= sub.seen:
             return True  # it had it already
         assert sub.sink is not None

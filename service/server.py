@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import struct
+import weakref
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -51,6 +53,8 @@ HELD: Final = 64 * 1024  # bytes of frames held for one write; more leave at onc
 _LENGTH16: Final = struct.Struct("!BBH")
 _LENGTH64: Final = struct.Struct("!BBQ")
 _TEXT_FIN: Final = 0x81  # FIN, opcode 1: a whole text message in one frame
+
+log = logging.getLogger(__name__)
 
 
 def frame_size(data: bytes, at: int, limit: int | None) -> int:
@@ -86,6 +90,41 @@ def text_frame(data: bytes) -> bytes:
     return _LENGTH64.pack(_TEXT_FIN, 127, n) + data
 
 
+class _Flush:
+    """The connections of one server with frames held this turn of the loop: one callback
+    at the turn's end writes each (a live event reaches hundreds of spectators in a turn:
+    one callback, not one each)."""
+
+    __slots__ = ("due", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.due: list[BudgetedWebSockets] = []
+
+    def add(self, conn: BudgetedWebSockets) -> None:
+        if not self.due:
+            self.loop.call_soon(self.run)
+        self.due.append(conn)
+
+    def run(self) -> None:
+        due, self.due = self.due, []
+        for conn in due:
+            try:
+                conn._write()
+            except Exception:  # one connection's failure must not hold back the others
+                log.exception("a WebSocket write failed")
+
+
+_FLUSHES: weakref.WeakKeyDictionary[ServerState, _Flush] = weakref.WeakKeyDictionary()
+
+
+def _flush_of(server_state: ServerState, loop: asyncio.AbstractEventLoop) -> _Flush:
+    flush = _FLUSHES.get(server_state)
+    if flush is None or flush.loop is not loop:
+        flush = _FLUSHES[server_state] = _Flush(loop)
+    return flush
+
+
 class BudgetedWebSockets(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol on websockets' Sans-I/O implementation, with the ping
     and pong frames of each connection bounded: past its budget the connection is closed,
@@ -115,6 +154,7 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         self._unparsed = b""  # read, not yet parsed
         self._read_after_close = 0
         self._held = -1  # bytes of messages framed, not yet written (-1: no write due)
+        self._flush = _flush_of(server_state, self.loop)  # writes them at the turn's end
         # Frames are cut here (``_framed``) once websockets' parser is at a frame boundary,
         # unless that can no longer be (``_cut`` off: compression, a refused header).
         self._framed = False
@@ -267,7 +307,7 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         ``HELD``."""
         if self._held < 0:
             self._held = 0
-            self.loop.call_soon(self._write)
+            self._flush.add(self)
         self._held += size
         if self._held > HELD:
             self._write()
