@@ -256,29 +256,33 @@ class Hub:
 
     def _offer(self, feed: _Feed, subscribers: list[_Subscriber], item: Delivery) -> None:
         key = None  # the event's cursor as a key, parsed once for every sink
+        table = feed.table if feed.table is not _GONE else None  # for those that follow it
+        taken = 0
         for sub in subscribers:
             if sub.sink is not None and sub.waiting and sub.queue.empty():
                 if key is None:
                     key = cursor_key(item.event.cursor)
-                if self._sink(feed, sub, item, key):
+                if sub.seen is not None and key <= sub.seen:
+                    continue  # it had it already
+                if self._sink(sub, item, key, table if sub.follows else None):
+                    taken += 1
                     continue
             if offer(sub, item):
                 self.metrics.inc("tablestate_slow_consumers_total")
+        if taken:
+            self._delivered.inc(taken)
 
-    def _sink(self, feed: _Feed, sub: _Subscriber, item: Delivery, key: tuple[int, int]) -> bool:
-        """Hand a live event to a subscriber's sink (whether it took it; else it is queued);
-        ``key``: its cursor's."""
-        if sub.seen is not None and key <= sub.seen:
-            return True  # it had it already
+    def _sink(self, sub: _Subscriber, item: Delivery, key: tuple[int, int], table: Any) -> bool:
+        """Hand a live event (``key``: its cursor's) to a subscriber's sink, with the table
+        if it follows it: whether it took it (else it is queued)."""
         assert sub.sink is not None
         try:
-            taken = sub.sink(item, _table(feed, sub.follows))
+            taken = sub.sink(item, table)
         except Exception:  # a bug in a sink must not fail the commit that delivers
             log.exception("a subscriber's sink failed; the event is queued for it")
             taken = False
         if taken:
             sub.seen = key
-            self._delivered.inc()
         return taken
 
     async def _read_table(self, feed: _Feed) -> None:
