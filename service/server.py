@@ -299,7 +299,12 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
             return False
         data = text.encode()
         conn.writes.append(text_frame(data))
-        self._hold(len(data))
+        if self._held < 0:  # ``_hold``, the common case written out (a call per delivery)
+            self._held = 0
+            self._flush.add(self)
+        self._held += len(data)
+        if self._held > HELD:
+            self._write()
         return True
 
     def _hold(self, size: int) -> None:

@@ -222,13 +222,16 @@ class Direct:
         handler = operation.handler
         send_now = getattr(handler.websocket, "send_text_now", None)
         head = fanout.next_head(operation.id)  # the message of each event: head, data, "}}"
-        text_of = fanout.text_of
 
         def take(event: Any) -> bool:
             """A live event sent where it is delivered, if the socket takes it now."""
             if operation.completed or handler.operations.get(operation.id) is not operation:
                 return True  # stopped: nothing more is sent for it
-            return send_now(head + text_of(shared(event)) + "}}")  # type: ignore[no-any-return,misc]
+            data = shared(event)
+            text = data.text
+            if text is None:
+                text = fanout.text_of(data)
+            return send_now(head + text + "}}")  # type: ignore[no-any-return,misc]
 
         live = take if send_now is not None else None
         stream = event_stream(context, str(args["tableId"]), args.get("after"), live)
