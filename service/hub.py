@@ -256,7 +256,7 @@ class Hub:
 
     def _offer(self, feed: _Feed, subscribers: list[_Subscriber], item: Delivery) -> None:
         key = None  # the event's cursor as a key, parsed once for every sink
-        table = feed.table if feed.table is not _GONE else None  # for those that follow it
+        table = _table(feed, True)  # for the subscribers that follow it
         taken = 0
         for sub in subscribers:
             if sub.sink is not None and sub.waiting and sub.queue.empty():

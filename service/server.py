@@ -299,12 +299,7 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
             return False
         data = text.encode()
         conn.writes.append(text_frame(data))
-        if self._held < 0:  # ``_hold``, the common case written out (a call per delivery)
-            self._held = 0
-            self._flush.add(self)
-        self._held += len(data)
-        if self._held > HELD:
-            self._write()
+        self._hold(len(data))
         return True
 
     def _hold(self, size: int) -> None:

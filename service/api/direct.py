@@ -227,11 +227,7 @@ class Direct:
             """A live event sent where it is delivered, if the socket takes it now."""
             if operation.completed or handler.operations.get(operation.id) is not operation:
                 return True  # stopped: nothing more is sent for it
-            data = shared(event)
-            text = data.text
-            if text is None:
-                text = fanout.text_of(data)
-            return send_now(head + text + "}}")  # type: ignore[no-any-return,misc]
+            return send_now(head + fanout.text_of(shared(event)) + "}}")  # type: ignore[no-any-return,misc]
 
         live = take if send_now is not None else None
         stream = event_stream(context, str(args["tableId"]), args.get("after"), live)

@@ -18,7 +18,7 @@ from websockets.frames import Close, Frame, Opcode, apply_mask
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from service.server import HELD, BudgetedWebSockets, text_frame
+from service.server import HELD, BudgetedWebSockets, _Flush, text_frame
 from tests.support.server import free_port, make_settings
 
 LIMIT = 2**20  # the largest message the servers here take
@@ -160,6 +160,44 @@ async def test_past_the_held_bytes_a_message_leaves_at_once() -> None:
     assert got == messages
     assert len(writes) >= 3, writes  # two messages pass HELD: written then, not at the turn's end
     assert max(writes) < 2 * HELD + 1024, writes
+
+
+class _Conn:
+    """What the flush asks of a connection: its ``_write``."""
+
+    def __init__(self, name: str, written: list[str], fails: bool = False) -> None:
+        self.name, self.written, self.fails = name, written, fails
+
+    def _write(self) -> None:
+        if self.fails:
+            raise OSError("the socket broke")
+        self.written.append(self.name)
+
+
+async def test_one_callback_a_turn_writes_every_connection_even_past_a_failing_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loop = asyncio.get_running_loop()
+    flush = _Flush(loop)
+    written: list[str] = []
+    scheduled: list[Any] = []
+    real = loop.call_soon
+
+    def counting(callback: Any, *args: Any, **kw: Any) -> Any:
+        scheduled.append(callback)
+        return real(callback, *args, **kw)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(loop, "call_soon", counting)
+        for conn in (_Conn("a", written), _Conn("b", written, fails=True), _Conn("c", written)):
+            flush.add(conn)  # type: ignore[arg-type]
+    assert len(scheduled) == 1  # one callback for the turn, not one per connection
+    assert written == []  # nothing leaves before the turn ends
+    await asyncio.sleep(0)
+    assert written == ["a", "c"]  # the broken one is logged; the others still leave
+    flush.add(_Conn("d", written))  # type: ignore[arg-type]
+    await asyncio.sleep(0)
+    assert written == ["a", "c", "d"]  # a later turn schedules its own
 
 
 async def test_after_the_handshake_only_the_scope_keeps_the_request_headers() -> None:

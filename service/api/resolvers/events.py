@@ -114,16 +114,7 @@ async def event_stream(
         return None
 
     sink = None
-    if take is not None and not follows and not isinstance(caller, User):
-
-        def sink(item: Any, table: Any) -> bool:
-            """A spectator's with nothing to ask at each event (no rights that follow the
-            table, no sign-in to end): ``judged``, in short."""
-            if visible(item.event, seat):
-                return take(TableEvent.delivered(item, table_id, seat, host))
-            return True
-
-    elif take is not None:
+    if take is not None:
 
         def sink(item: Any, table: Any) -> bool:
             if follows and table is None:
