@@ -94,6 +94,10 @@ test("relay-runtime pages a table's events and refetches the table by node(id:)"
     if (table.state.toAct.includes(ada.seat)) await ok(MOVE, { t: tableId, m: pick(table.legalMoves), v: table.version }, ada.playerToken);
     else await new Promise((resolve) => setTimeout(resolve, 5));
   }
+  for (let i = 0; i < 400; i += 1) { // the bot's turn over: no event comes until Ada moves
+    if ((await ok(NOW, { t: tableId }, ada.playerToken)).table.state.toAct.includes(ada.seat)) break;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   const stored = (await ok('query($t: ID!) { table(id: $t) { version events(first: 1000) { cursor } } }', { t: tableId }, ada.playerToken)).table;
 
   const env = environment(ada.playerToken);
