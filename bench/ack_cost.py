@@ -24,8 +24,8 @@ sys.path.append(str(ROOT / "tests"))
 
 from support.replicas import RedisProcess  # noqa: E402
 
-from service.store.base import Idempotency, NewEvent, TableMeta  # noqa: E402
-from service.store.redis import RedisStore  # noqa: E402
+from tablestate.store.base import Idempotency, NewEvent, TableMeta  # noqa: E402
+from tablestate.store.redis import RedisStore  # noqa: E402
 
 META = TableMeta("bench", "PLAYING", 0.0)
 SNAPSHOT = "x" * 2000  # about a small game's snapshot

@@ -23,7 +23,7 @@ sys.path.append(str(ROOT / "tests"))
 from support.lucky import MOVE, TABLE, open_table  # noqa: E402
 from support.server import Client, make_settings, serve  # noqa: E402
 
-from service.plugins import load  # noqa: E402
+from tablestate.plugins import load  # noqa: E402
 
 
 async def _play(c: Client, latencies: list[float]) -> int:
@@ -50,7 +50,7 @@ async def main() -> None:
     args = parser.parse_args()
     store = None
     if args.redis:
-        from service.store.redis import RedisStore
+        from tablestate.store.redis import RedisStore
 
         store = RedisStore.from_url(args.redis, prefix=args.prefix)
     async with serve(make_settings(), load(), store) as c:

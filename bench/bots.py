@@ -3,7 +3,7 @@ do to another table's moves.
 
 - ``pairings``: for each bundled game, two-player games (seeds ``bots-<game>-<i>``, seats
   swapped every other game) of strong vs normal, normal vs easy and easy vs a uniformly
-  random player, every move through ``service.engine.bots.choose`` with the table's
+  random player, every move through ``tablestate.engine.bots.choose`` with the table's
   generator as the service seeds it. A win is the first player's: alone among the winners
   (a shared win counts a half); in Five Crowns that is the lower total. Win rate with its
   95% Wilson interval.
@@ -36,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
-from service.engine.bots import (  # noqa: E402
+from tablestate.engine.bots import (  # noqa: E402
     EASY,
     NORMAL,
     STRONG,
@@ -45,9 +45,9 @@ from service.engine.bots import (  # noqa: E402
     random_move,
     view_for,
 )
-from service.engine.rng import Rng  # noqa: E402
-from service.plugins import Registry, load  # noqa: E402
-from service.testing import GameDriver  # noqa: E402
+from tablestate.engine.rng import Rng  # noqa: E402
+from tablestate.plugins import Registry, load  # noqa: E402
+from tablestate.testing import GameDriver  # noqa: E402
 
 RANDOM = "random"
 PAIRINGS = ((STRONG, NORMAL), (NORMAL, EASY), (EASY, RANDOM))
@@ -122,9 +122,9 @@ def pairing(
 
 async def latency(registry: Registry, bots: int, moves: int, iterations: int) -> dict[str, Any]:
     """Two players' move latency at one table while ``bots`` strong-bot tables play."""
-    from service.config import Settings
-    from service.store.memory import MemoryStore
-    from service.tables import TableService
+    from tablestate.config import Settings
+    from tablestate.store.memory import MemoryStore
+    from tablestate.tables import TableService
 
     settings = Settings(secret=b"bench-bots-secret", bot_iterations=iterations)
     service = TableService(settings, registry, MemoryStore())

@@ -27,8 +27,8 @@ sys.path.append(str(ROOT / "tests" / "plugins" / "five_crowns"))
 
 from reference import random_hand, ref_min_leftover, suited_hand  # noqa: E402
 
-from plugins.five_crowns import _solver, rules  # noqa: E402
-from plugins.five_crowns.rules import MeldLimits  # noqa: E402
+from tablestate_five_crowns import _solver, rules  # noqa: E402
+from tablestate_five_crowns.rules import MeldLimits  # noqa: E402
 
 LIMITS = {
     "publisher": MeldLimits(),

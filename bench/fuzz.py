@@ -48,13 +48,13 @@ from hypothesis import strategies as st  # noqa: E402
 from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 from websockets.sync.client import connect  # noqa: E402
 
-from service.app import create_app  # noqa: E402
-from service.config import Settings  # noqa: E402
-from service.errors import CODES  # noqa: E402
-from service.plugins import Registry, load  # noqa: E402
-from service.server import options as server_options  # noqa: E402
-from service.store.base import StateStore  # noqa: E402
-from service.tables import TableService  # noqa: E402
+from tablestate.app import create_app  # noqa: E402
+from tablestate.config import Settings  # noqa: E402
+from tablestate.errors import CODES  # noqa: E402
+from tablestate.plugins import Registry, load  # noqa: E402
+from tablestate.server import options as server_options  # noqa: E402
+from tablestate.store.base import StateStore  # noqa: E402
+from tablestate.tables import TableService  # noqa: E402
 
 # Hypothesis keeps caches in .hypothesis/ of the working folder; not in the checkout.
 set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "tablestate-hypothesis"))
@@ -758,7 +758,7 @@ def run(
     batch: int = 40,
 ) -> Figures:
     """Fuzz a fresh server for about ``seconds``; the figures (``failures`` empty: passed)."""
-    from service.store.memory import MemoryStore
+    from tablestate.store.memory import MemoryStore
 
     errors = ErrorLog()
     logging.getLogger().addHandler(errors)
@@ -820,7 +820,7 @@ def main() -> int:
     make: Callable[[], StateStore] | None = None
     prefix = ""
     if args.redis:
-        from service.store.redis import RedisStore
+        from tablestate.store.redis import RedisStore
 
         url, prefix = (
             args.redis,

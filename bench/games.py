@@ -3,7 +3,7 @@
 Two figures per bundled game (five-crowns, all-fives, five-by-five):
 
 - ``engine``: N games (seeds ``bench-0`` ... ``bench-<N-1>``) played in this process through
-  the pure engine (``service.testing.GameDriver``: shape check, turn check, the game's
+  the pure engine (``tablestate.testing.GameDriver``: shape check, turn check, the game's
   ``apply``), every seat a bot choosing with the game's own ``bot`` function, as the service's
   bots do. Games/s and moves/s, and the same again with the snapshot the store would write
   after each move (``json.dumps(game.encode(state))``) to show what encoding costs.
@@ -41,12 +41,12 @@ sys.path[:0] = [str(ROOT)]
 
 from redis.asyncio import Redis  # noqa: E402
 
-from service.engine.bots import NORMAL, choose  # noqa: E402
-from service.engine.rng import Rng  # noqa: E402
-from service.plugins import Registry, load  # noqa: E402
-from service.store.redis import RedisStore  # noqa: E402
-from service.tables import TableService  # noqa: E402
-from service.testing import GameDriver  # noqa: E402
+from tablestate.engine.bots import NORMAL, choose  # noqa: E402
+from tablestate.engine.rng import Rng  # noqa: E402
+from tablestate.plugins import Registry, load  # noqa: E402
+from tablestate.store.redis import RedisStore  # noqa: E402
+from tablestate.tables import TableService  # noqa: E402
+from tablestate.testing import GameDriver  # noqa: E402
 
 # Seats per game: a usual table of each.
 SEATS = {"five-crowns": 4, "all-fives": 2, "five-by-five": 2}
@@ -142,7 +142,7 @@ async def redis_figures(
 
 
 def _settings() -> Any:
-    from service.config import Settings
+    from tablestate.config import Settings
 
     return Settings(secret=b"bench-games-secret", idle_ttl=3600, finished_ttl=3600)
 

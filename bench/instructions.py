@@ -106,7 +106,7 @@ def run(
             f"--callgrind-out-file={folder}/callgrind.out.%p",
             sys.executable,
             "-c",
-            "from service.cli import main; raise SystemExit(main())",
+            "from tablestate.cli import main; raise SystemExit(main())",
             "serve",
             "--host",
             "127.0.0.1",

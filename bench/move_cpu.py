@@ -24,10 +24,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench" / "bench_game")]
 
-from service.api.context import Context  # noqa: E402
-from service.app import create_app  # noqa: E402
-from service.config import Settings  # noqa: E402
-from service.ratelimit import Client  # noqa: E402
+from tablestate.api.context import Context  # noqa: E402
+from tablestate.app import create_app  # noqa: E402
+from tablestate.config import Settings  # noqa: E402
+from tablestate.ratelimit import Client  # noqa: E402
 
 MOVE = "mutation($t: ID!, $n: Int!) { makeMove(tableId: $t, move: {benchCounter: {play: {n: $n}}}) { table { version } } }"
 CREATE = "mutation($g: ID!) { createTable(gameId: $g, seats: 2) { hostToken table { id } } }"

@@ -154,7 +154,7 @@ def server(work: Path, site: Path, workers: int) -> Iterator[tuple[int, list[int
         )
         serve_log = (run / "serve.log").open("wb")
         serve = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port",
+            [sys.executable, "-m", "tablestate.cli", "serve", "--host", "127.0.0.1", "--port",
              str(port), "--workers", str(workers)],
             env=env, cwd=ROOT, stdout=serve_log, stderr=subprocess.STDOUT,
         )  # fmt: skip

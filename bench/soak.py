@@ -44,11 +44,11 @@ from support.topologies import cluster_with_replicas, sentinel_with_replicas  # 
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import WebSocketException  # noqa: E402
 
-from service.config import Settings  # noqa: E402
-from service.engine.replay import replay  # noqa: E402
-from service.plugins import load  # noqa: E402
-from service.store.redis import RedisStore  # noqa: E402
-from service.tables import TableService  # noqa: E402
+from tablestate.config import Settings  # noqa: E402
+from tablestate.engine.replay import replay  # noqa: E402
+from tablestate.plugins import load  # noqa: E402
+from tablestate.store.redis import RedisStore  # noqa: E402
+from tablestate.tables import TableService  # noqa: E402
 
 GAMES = {
     "lucky-draw": ({"handSize": 5}, 4),

@@ -1,7 +1,12 @@
 """Tablestate: a GraphQL game-state service for tabletop games.
 
-Plugin authors import ``hookimpl`` (and ``hookspec`` for a game's own hooks) from here,
-and the game-definition types from ``service.engine``.
+The one public import path. A game's author needs only this module::
+
+    from tablestate import Event, GameDef, Move, Rejected, Result, hookimpl
+
+``hookspec`` declares a game's own hooks; ``tablestate.testing`` is the harness that checks a
+game. The folders of the repository map onto packages: ``service/`` is ``tablestate`` and each
+bundled game under ``plugins/`` is ``tablestate_<game>``.
 """
 
 from __future__ import annotations
@@ -13,4 +18,38 @@ PROJECT = "tablestate"
 hookimpl = pluggy.HookimplMarker(PROJECT)
 hookspec = pluggy.HookspecMarker(PROJECT)
 
-__all__ = ["PROJECT", "hookimpl", "hookspec"]
+# The game-definition types, after the markers: the engine's modules import this package.
+from tablestate.engine import (  # noqa: E402
+    BAD_INPUT,
+    ILLEGAL_MOVE,
+    BotView,
+    Event,
+    GameDef,
+    HouseRuleDef,
+    Move,
+    Outcome,
+    Rejected,
+    Result,
+    Rng,
+    RuleSet,
+    SetupContext,
+)
+
+__all__ = [
+    "BAD_INPUT",
+    "ILLEGAL_MOVE",
+    "PROJECT",
+    "BotView",
+    "Event",
+    "GameDef",
+    "HouseRuleDef",
+    "Move",
+    "Outcome",
+    "Rejected",
+    "Result",
+    "Rng",
+    "RuleSet",
+    "SetupContext",
+    "hookimpl",
+    "hookspec",
+]

@@ -7,14 +7,14 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
-from service import plugins
-from service.config import ConfigError, Settings
+from tablestate import plugins
+from tablestate.config import ConfigError, Settings
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
-    from service.server import options
+    from tablestate.server import options
 
     settings = settings.with_overrides(host=args.host, port=args.port, workers=args.workers)
     if settings.workers > 1 and not settings.redis_url:
@@ -28,12 +28,12 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     if settings.workers > 1:
         # Every worker writes its metrics to one folder, so that a scrape answered by any
         # of them adds up all of them (service/metrics.py).
-        from service.metrics import multiprocess_dir, remove_dir
+        from tablestate.metrics import multiprocess_dir, remove_dir
 
         made = multiprocess_dir(settings.metrics_dir)
     try:
         uvicorn.run(
-            "service.app:create_app",
+            "tablestate.app:create_app",
             factory=True,
             host=settings.host,
             port=settings.port,
@@ -58,7 +58,7 @@ def _plugins(args: argparse.Namespace, settings: Settings) -> int:
 
 def export_sdl(bundled_only: bool = True) -> str:
     """The SDL of the schema: of the bundled plugins only, unless told otherwise."""
-    from service.api.schema import build_schema
+    from tablestate.api.schema import build_schema
 
     reg = plugins.load(bundled_only=bundled_only)
     return build_schema(reg).as_str() + "\n"
@@ -75,9 +75,9 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _replay_async(table_id: str, settings: Settings) -> tuple[bool, str]:
-    from service.app import open_store
-    from service.engine.replay import replay
-    from service.tables import TableService
+    from tablestate.app import open_store
+    from tablestate.engine.replay import replay
+    from tablestate.tables import TableService
 
     reg = plugins.load(settings.plugins, settings.disable)
     store = open_store(settings)

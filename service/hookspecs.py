@@ -12,8 +12,8 @@ adds them to the plugin manager at start-up.
 
 from __future__ import annotations
 
-from service import hookspec
-from service.engine.game import GameDef, HouseRuleDef
+from tablestate import hookspec
+from tablestate.engine.game import GameDef, HouseRuleDef
 
 
 @hookspec

@@ -24,11 +24,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
-from service.engine.rights import redact
-from service.errors import ApiError
-from service.mailbox import Mailbox
-from service.metrics import Metrics
-from service.store.base import (
+from tablestate.engine.rights import redact
+from tablestate.errors import ApiError
+from tablestate.mailbox import Mailbox
+from tablestate.metrics import Metrics
+from tablestate.store.base import (
     BadCursor,
     StateStore,
     StoredEvent,

@@ -17,10 +17,10 @@ from typing import Any, Final
 
 import pluggy
 
-from service import PROJECT, hookspecs
-from service.engine.game import GameDef, HouseRuleDef
-from service.engine.options import CORE_OPTIONS, OptionError, check_schema
-from service.engine.ruleset import HookNamespace, RuleSet
+from tablestate import PROJECT, hookspecs
+from tablestate.engine.game import GameDef, HouseRuleDef
+from tablestate.engine.options import CORE_OPTIONS, OptionError, check_schema
+from tablestate.engine.ruleset import HookNamespace, RuleSet
 
 GAME_ID: Final = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 BUNDLED_DISTRIBUTION: Final = "tablestate"

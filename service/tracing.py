@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from typing import Any, Final
 
-from service.config import ConfigError
+from tablestate.config import ConfigError
 
 _OFF: Final = contextlib.nullcontext()  # reusable: the one no-op span
 _tracer: Any = None

@@ -11,7 +11,7 @@ import pytest
 import redis
 from redis_server import NoRedis, RedisHandle, provide_redis
 
-from service import plugins
+from tablestate import plugins
 
 
 @pytest.fixture(scope="session")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from plugins.all_fives.game import GAME
-from service import hookimpl
-from service.engine import GameDef
+from tablestate import hookimpl
+from tablestate.engine import GameDef
+from tablestate_all_fives.game import GAME
 
 
 @hookimpl

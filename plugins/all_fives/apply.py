@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from plugins.all_fives import flow
-from plugins.all_fives import rules as r
-from plugins.all_fives.legal import (
+from tablestate.engine import ILLEGAL_MOVE, Move, Outcome, Rejected, Rng, RuleSet
+from tablestate_all_fives import flow
+from tablestate_all_fives import rules as r
+from tablestate_all_fives.legal import (
     MOVE_PHASES,
     PHASE_OF,
     gift_sides,
@@ -17,8 +18,7 @@ from plugins.all_fives.legal import (
     may_trump,
     playable,
 )
-from plugins.all_fives.state import GIVE_OR_RUN, Award, State
-from service.engine import ILLEGAL_MOVE, Move, Outcome, Rejected, Rng, RuleSet
+from tablestate_all_fives.state import GIVE_OR_RUN, Award, State
 
 
 def _without(

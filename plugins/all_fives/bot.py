@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from plugins.all_fives import rules as r
-from plugins.all_fives.state import (
+from tablestate.engine import Move, Rng, RuleSet
+from tablestate.engine.bots import BotView
+from tablestate_all_fives import rules as r
+from tablestate_all_fives.state import (
     BUNCH,
     DISCARD,
     GAME_OVER,
@@ -19,8 +21,6 @@ from plugins.all_fives.state import (
     STAND_OR_BEG,
     State,
 )
-from service.engine import Move, Rng, RuleSet
-from service.engine.bots import BotView
 
 
 def _trumps(hand: Iterable[str], trump: str | None) -> list[str]:

@@ -11,8 +11,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from plugins.all_fives import rules as r
-from plugins.all_fives.state import (
+from tablestate.engine import Event, Rng, RuleSet
+from tablestate_all_fives import rules as r
+from tablestate_all_fives.state import (
     BUNCH,
     DISCARD,
     GAME_OVER,
@@ -21,7 +22,6 @@ from plugins.all_fives.state import (
     Award,
     State,
 )
-from service.engine import Event, Rng, RuleSet
 
 PACKET = 3
 

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from plugins.all_fives import hookspecs
-from plugins.all_fives.apply import apply
-from plugins.all_fives.bot import bot, stage, standing
-from plugins.all_fives.legal import legal_moves, to_act
-from plugins.all_fives.moves import check_move
-from plugins.all_fives.schema import AllFivesMoveInput, AllFivesState
-from plugins.all_fives.setup import check_setup, setup
-from plugins.all_fives.state import DISCARD, GAME_OVER, PLAY, State, decode, encode
-from plugins.all_fives.views import determinize, view
-from service.engine import GameDef, Result
+from tablestate.engine import GameDef, Result
+from tablestate_all_fives import hookspecs
+from tablestate_all_fives.apply import apply
+from tablestate_all_fives.bot import bot, stage, standing
+from tablestate_all_fives.legal import legal_moves, to_act
+from tablestate_all_fives.moves import check_move
+from tablestate_all_fives.schema import AllFivesMoveInput, AllFivesState
+from tablestate_all_fives.setup import check_setup, setup
+from tablestate_all_fives.state import DISCARD, GAME_OVER, PLAY, State, decode, encode
+from tablestate_all_fives.views import determinize, view
 
 GAME_ID: Final = "all-fives"
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from plugins.all_fives.state import Award, State
-from service import hookspec
+from tablestate import hookspec
+from tablestate_all_fives.state import Award, State
 
 
 @hookspec(firstresult=True)

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from plugins.all_fives import flow
-from plugins.all_fives import rules as r
-from plugins.all_fives.state import (
+from tablestate.engine import Move, RuleSet
+from tablestate_all_fives import flow
+from tablestate_all_fives import rules as r
+from tablestate_all_fives.state import (
     BUNCH,
     DISCARD,
     GAME_OVER,
@@ -17,7 +18,6 @@ from plugins.all_fives.state import (
     STAND_OR_BEG,
     State,
 )
-from service.engine import Move, RuleSet
 
 # The phase each kind of move is made in, and why it is refused in any other.
 PHASE_OF: Final[Mapping[str, tuple[str, str]]] = {

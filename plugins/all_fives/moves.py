@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from plugins.all_fives import rules as r
-from service.engine import Move
+from tablestate.engine import Move
+from tablestate_all_fives import rules as r
 
 FLAG_MOVES: Final = ("stand", "beg", "giveOne", "run", "bunch", "declineBunch")
 CARD_MOVES: Final = ("play", "discard")

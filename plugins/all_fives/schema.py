@@ -5,7 +5,7 @@ import enum
 
 import strawberry
 
-from service.engine.schema import GameState
+from tablestate.engine.schema import GameState
 
 
 @strawberry.enum(description="Where a deal of All Fives stands.")

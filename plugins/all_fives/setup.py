@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from plugins.all_fives import flow
-from plugins.all_fives.state import STAND_OR_BEG, State
-from service.engine import Event, RuleSet, SetupContext
+from tablestate.engine import Event, RuleSet, SetupContext
+from tablestate_all_fives import flow
+from tablestate_all_fives.state import STAND_OR_BEG, State
 
 
 def check_setup(seats: tuple[int, ...], options: Mapping[str, Any], rules: RuleSet) -> str | None:

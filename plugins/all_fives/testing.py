@@ -1,4 +1,4 @@
-"""What Tablestate's shared tests need to know of All Fives (``service.testing.GameFacts``):
+"""What Tablestate's shared tests need to know of All Fives (``tablestate.testing.GameFacts``):
 its cards, who may see each, and the games the tests play. Pure, like the rules.
 
 A card is an item. The stock, the other players' hands and the cards discarded face down
@@ -13,12 +13,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from plugins.all_fives import rules as r
-from plugins.all_fives.presets import traditional
-from plugins.all_fives.state import GAME_OVER, State
-from plugins.all_fives.views import unseen_dealt
-from service.engine import Event, Move, RuleSet
-from service.testing import GameFacts
+from tablestate.engine import Event, Move, RuleSet
+from tablestate.testing import GameFacts
+from tablestate_all_fives import rules as r
+from tablestate_all_fives.presets import traditional
+from tablestate_all_fives.state import GAME_OVER, State
+from tablestate_all_fives.views import unseen_dealt
 
 PEG_OUT: Final = "all-fives/peg-out"
 MAY_TRUMP: Final = "all-fives/may-trump-instead-of-following"

@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from plugins.all_fives import rules as r
-from plugins.all_fives.state import GAME_OVER, PLAY, State
-from service.engine import Rng
+from tablestate.engine import Rng
+from tablestate_all_fives import rules as r
+from tablestate_all_fives.state import GAME_OVER, PLAY, State
 
 
 def _plays(state: State, trick: tuple[tuple[int, str], ...]) -> list[dict[str, Any]]:

@@ -5,9 +5,9 @@ Its house rules are plugins of their own, in ``house_rules/``.
 
 from __future__ import annotations
 
-from plugins.five_by_five.game import GAME
-from service import hookimpl
-from service.engine import GameDef
+from tablestate import hookimpl
+from tablestate.engine import GameDef
+from tablestate_five_by_five.game import GAME
 
 
 @hookimpl

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TypeVar
 
-from plugins.five_by_five.state import State, sort_actions, sort_objectives
-from service.engine import Event, Rng
+from tablestate.engine import Event, Rng
+from tablestate_five_by_five.state import State, sort_actions, sort_objectives
 
 T = TypeVar("T")
 DECK_NAMES = ("A", "B")

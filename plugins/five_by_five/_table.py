@@ -6,16 +6,16 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-from plugins.five_by_five import _cards
-from plugins.five_by_five.rules import (
+from tablestate.engine import RuleSet
+from tablestate_five_by_five import _cards
+from tablestate_five_by_five.rules import (
     COLORS,
     SPECIAL_IDS,
     Square,
     empty_squares,
     satisfied_objectives,
 )
-from plugins.five_by_five.state import State, sort_actions
-from service.engine import RuleSet
+from tablestate_five_by_five.state import State, sort_actions
 
 
 def square_json(sq: Square) -> dict[str, int]:

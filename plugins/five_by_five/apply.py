@@ -8,13 +8,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Final, TypeAlias
 
-from plugins.five_by_five import _cards, flow
-from plugins.five_by_five._table import Table, square_json, square_of
-from plugins.five_by_five.legal import refusal, to_act
-from plugins.five_by_five.moves import ACTION_KINDS, CARD_KINDS
-from plugins.five_by_five.rules import COLORS, Square, is_full, parse_die
-from plugins.five_by_five.state import ACTED, FINAL, PLACE, REFILL, Grid, State, sort_actions
-from service.engine import ILLEGAL_MOVE, Event, Move, Outcome, Rejected, Rng, RuleSet
+from tablestate.engine import ILLEGAL_MOVE, Event, Move, Outcome, Rejected, Rng, RuleSet
+from tablestate_five_by_five import _cards, flow
+from tablestate_five_by_five._table import Table, square_json, square_of
+from tablestate_five_by_five.legal import refusal, to_act
+from tablestate_five_by_five.moves import ACTION_KINDS, CARD_KINDS
+from tablestate_five_by_five.rules import COLORS, Square, is_full, parse_die
+from tablestate_five_by_five.state import ACTED, FINAL, PLACE, REFILL, Grid, State, sort_actions
 
 Steps: TypeAlias = tuple[State, list[Event]]
 

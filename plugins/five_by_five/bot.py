@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from plugins.five_by_five._table import Table, square_of
-from plugins.five_by_five.legal import legal
-from plugins.five_by_five.moves import ACTION_KINDS
-from plugins.five_by_five.rules import (
+from tablestate.engine import Move, Rng, RuleSet
+from tablestate.engine.bots import BotView
+from tablestate_five_by_five._table import Table, square_of
+from tablestate_five_by_five.legal import legal
+from tablestate_five_by_five.moves import ACTION_KINDS
+from tablestate_five_by_five.rules import (
     COLORS,
     SPECIAL_IDS,
     Square,
@@ -24,9 +26,7 @@ from plugins.five_by_five.rules import (
     parse_die,
     satisfied_among,
 )
-from plugins.five_by_five.state import ACTED, FINAL, OVER, PLACE, REFILL, Grid, State
-from service.engine import Move, Rng, RuleSet
-from service.engine.bots import BotView
+from tablestate_five_by_five.state import ACTED, FINAL, OVER, PLACE, REFILL, Grid, State
 
 _DETERMINISTIC = ("swap", "plusMinus", "paint")
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
-from plugins.five_by_five import _cards
-from plugins.five_by_five._table import Table
-from plugins.five_by_five.rules import is_full
-from plugins.five_by_five.state import FINAL, OVER, TURN, Player, State
-from service.engine import Event, Rng
+from tablestate.engine import Event, Rng
+from tablestate_five_by_five import _cards
+from tablestate_five_by_five._table import Table
+from tablestate_five_by_five.rules import is_full
+from tablestate_five_by_five.state import FINAL, OVER, TURN, Player, State
 
 # Real dice settle a roll-off at once; this only stops a scripted generator that ties forever.
 MAX_ROLLOFF_ROUNDS: Final = 100

@@ -17,17 +17,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from plugins.five_by_five import hookspecs
-from plugins.five_by_five.apply import apply
-from plugins.five_by_five.bot import bot, standing
-from plugins.five_by_five.legal import legal_moves, to_act
-from plugins.five_by_five.moves import check_move
-from plugins.five_by_five.rules import DEFAULT_POINTS, REGULAR_IDS, SIZE
-from plugins.five_by_five.schema import FiveByFiveMoveInput, FiveByFiveState
-from plugins.five_by_five.setup import setup
-from plugins.five_by_five.state import OVER, State, decode, encode
-from plugins.five_by_five.views import determinize, view
-from service.engine import GameDef, Move, Outcome, Result
+from tablestate.engine import GameDef, Move, Outcome, Result
+from tablestate_five_by_five import hookspecs
+from tablestate_five_by_five.apply import apply
+from tablestate_five_by_five.bot import bot, standing
+from tablestate_five_by_five.legal import legal_moves, to_act
+from tablestate_five_by_five.moves import check_move
+from tablestate_five_by_five.rules import DEFAULT_POINTS, REGULAR_IDS, SIZE
+from tablestate_five_by_five.schema import FiveByFiveMoveInput, FiveByFiveState
+from tablestate_five_by_five.setup import setup
+from tablestate_five_by_five.state import OVER, State, decode, encode
+from tablestate_five_by_five.views import determinize, view
 
 GAME_ID: Final = "five-by-five"
 

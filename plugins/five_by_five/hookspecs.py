@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service import hookspec
+from tablestate import hookspec
 
 Square = tuple[int, int]
 

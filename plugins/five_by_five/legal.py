@@ -12,10 +12,11 @@ from collections.abc import Iterator, Mapping
 from itertools import combinations
 from typing import Any, Final
 
-from plugins.five_by_five import _cards
-from plugins.five_by_five._table import Table, square_json, square_of
-from plugins.five_by_five.moves import ACTION_KINDS, CARD_KINDS
-from plugins.five_by_five.rules import (
+from tablestate.engine import Move, RuleSet
+from tablestate_five_by_five import _cards
+from tablestate_five_by_five._table import Table, square_json, square_of
+from tablestate_five_by_five.moves import ACTION_KINDS, CARD_KINDS
+from tablestate_five_by_five.rules import (
     COLORS,
     OBJECTIVE_BY_ID,
     PAINT,
@@ -31,7 +32,7 @@ from plugins.five_by_five.rules import (
     occupied_squares,
     parse_die,
 )
-from plugins.five_by_five.state import (
+from tablestate_five_by_five.state import (
     ACTED,
     FINAL,
     OVER,
@@ -41,7 +42,6 @@ from plugins.five_by_five.state import (
     State,
     sort_actions,
 )
-from service.engine import Move, RuleSet
 
 CARD_NAMES: Final[Mapping[str, str]] = {
     "R": "red",

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from plugins.five_by_five.rules import (
+from tablestate.engine import Move
+from tablestate_five_by_five.rules import (
     ACTION_CARDS,
     COLORS,
     OBJECTIVE_BY_ID,
@@ -17,7 +18,6 @@ from plugins.five_by_five.rules import (
     SIZE,
     SWAP,
 )
-from service.engine import Move
 
 CARD_KINDS: Final[Mapping[str, str]] = {
     "reroll": REROLL,

@@ -5,7 +5,7 @@ import enum
 
 import strawberry
 
-from service.engine.schema import GameState
+from tablestate.engine.schema import GameState
 
 
 @strawberry.enum(description="A die colour: R red, Y yellow, B blue, G green.")

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from plugins.five_by_five import _cards
-from plugins.five_by_five.rules import (
+from tablestate.engine import Event, Rng, RuleSet, SetupContext
+from tablestate_five_by_five import _cards
+from tablestate_five_by_five.rules import (
     ACTION_COUNTS,
     COLORS,
     DICE_PER_COLOR,
@@ -20,7 +21,7 @@ from plugins.five_by_five.rules import (
     Line,
     die,
 )
-from plugins.five_by_five.state import (
+from tablestate_five_by_five.state import (
     TURN,
     Config,
     Grid,
@@ -29,7 +30,6 @@ from plugins.five_by_five.state import (
     sort_actions,
     sort_objectives,
 )
-from service.engine import Event, Rng, RuleSet, SetupContext
 
 # A scripted generator could tie forever; real dice settle the first player at once.
 MAX_FIRST_ROLLS: Final = 50

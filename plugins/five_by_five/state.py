@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from plugins.five_by_five.rules import ACTION_CARDS, OBJECTIVE_BY_ID, Line
+from tablestate_five_by_five.rules import ACTION_CARDS, OBJECTIVE_BY_ID, Line
 
 # Phases of play.
 TURN: Final = "TURN"  # the turn's player has not played an action yet

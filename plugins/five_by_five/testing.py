@@ -1,4 +1,4 @@
-"""What Tablestate's shared tests need to know of Five by Five (``service.testing.GameFacts``):
+"""What Tablestate's shared tests need to know of Five by Five (``tablestate.testing.GameFacts``):
 its dice and cards, who may see each, and the games the tests play. Pure, like the rules.
 
 Items, for conservation: the 40 dice by colour (``die:R``), the 60 action cards
@@ -19,7 +19,9 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, Final
 
-from plugins.five_by_five.rules import (
+from tablestate.engine import Event, Move, RuleSet
+from tablestate.testing import GameFacts
+from tablestate_five_by_five.rules import (
     ACTION_COUNTS,
     COLORS,
     DICE_PER_COLOR,
@@ -28,10 +30,8 @@ from plugins.five_by_five.rules import (
     SPECIAL_IDS,
     satisfied_objectives,
 )
-from plugins.five_by_five.state import State
-from plugins.five_by_five.views import unseen_dealt
-from service.engine import Event, Move, RuleSet
-from service.testing import GameFacts
+from tablestate_five_by_five.state import State
+from tablestate_five_by_five.views import unseen_dealt
 
 NAMES: Final = frozenset(OBJECTIVE_BY_ID) | frozenset(SPECIAL_ACTIONS)
 RULES: Final = (

@@ -8,10 +8,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from plugins.five_by_five import _cards
-from plugins.five_by_five.rules import COLORS, OBJECTIVE_BY_ID, SPECIAL_IDS, satisfied_objectives
-from plugins.five_by_five.state import State, sort_actions, sort_objectives
-from service.engine import Rng
+from tablestate.engine import Rng
+from tablestate_five_by_five import _cards
+from tablestate_five_by_five.rules import COLORS, OBJECTIVE_BY_ID, SPECIAL_IDS, satisfied_objectives
+from tablestate_five_by_five.state import State, sort_actions, sort_objectives
 
 
 def _counts(counts: Sequence[int]) -> list[dict[str, Any]]:

@@ -6,8 +6,8 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from plugins.five_crowns.rules import NO_LIMITS, MeldLimits, deck
-from service.engine.ruleset import RuleSet
+from tablestate.engine.ruleset import RuleSet
+from tablestate_five_crowns.rules import NO_LIMITS, MeldLimits, deck
 
 
 @dataclass(frozen=True)

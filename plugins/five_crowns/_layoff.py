@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from plugins.five_crowns._melds import (
+from tablestate_five_crowns._melds import (
     BOOK,
     JOKER,
     SUITS,
@@ -31,7 +31,7 @@ from plugins.five_crowns._melds import (
     parse,
     sort_cards,
 )
-from plugins.five_crowns._solver import INF, Solver, card_of, encode, leftover_cost, solver
+from tablestate_five_crowns._solver import INF, Solver, card_of, encode, leftover_cost, solver
 
 Step = tuple[str, int, tuple[int, ...], int, int]  # (what, table index, fields, need, room)
 

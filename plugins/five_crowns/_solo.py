@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from plugins.five_crowns._house import House
-from plugins.five_crowns.flow import game_over
-from plugins.five_crowns.rules import (
+from tablestate.engine.game import ILLEGAL_MOVE, Event, Outcome, Rejected
+from tablestate.engine.rng import Rng
+from tablestate_five_crowns._house import House
+from tablestate_five_crowns.flow import game_over
+from tablestate_five_crowns.rules import (
     best_arrangement,
     min_leftover,
     remove_cards,
     sort_cards,
     wild_rank,
 )
-from plugins.five_crowns.state import PLACE, Pile, RoundScore, Solo, State
-from service.engine.game import ILLEGAL_MOVE, Event, Outcome, Rejected
-from service.engine.rng import Rng
+from tablestate_five_crowns.state import PLACE, Pile, RoundScore, Solo, State
 
 SIZES = tuple(range(3, 14))
 

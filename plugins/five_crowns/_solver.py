@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from plugins.five_crowns._melds import (
+from tablestate_five_crowns._melds import (
     JOKER,
     RANKS,
     SUITS,

@@ -7,20 +7,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from plugins.five_crowns import _solo
-from plugins.five_crowns._house import House, house
-from plugins.five_crowns.flow import meld_json, pass_turn, score_final
-from plugins.five_crowns.rules import (
+from tablestate.engine.game import ILLEGAL_MOVE, Event, Move, Outcome, Rejected
+from tablestate.engine.rng import Rng
+from tablestate.engine.ruleset import RuleSet
+from tablestate_five_crowns import _solo
+from tablestate_five_crowns._house import House, house
+from tablestate_five_crowns.flow import meld_json, pass_turn, score_final
+from tablestate_five_crowns.rules import (
     Meld,
     extend_meld,
     make_meld,
     remove_cards,
     sort_cards,
 )
-from plugins.five_crowns.state import DISCARD, DRAW, STOCK, State, TableMeld
-from service.engine.game import ILLEGAL_MOVE, Event, Move, Outcome, Rejected
-from service.engine.rng import Rng
-from service.engine.ruleset import RuleSet
+from tablestate_five_crowns.state import DISCARD, DRAW, STOCK, State, TableMeld
 
 
 def _illegal(reason: str) -> Rejected:

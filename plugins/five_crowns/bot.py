@@ -20,13 +20,17 @@ and the cards in sight (``BotView``: the other hands and the stock are guesses).
 
 from __future__ import annotations
 
-from plugins.five_crowns._house import House, house
-from plugins.five_crowns.legal import (
+from tablestate.engine.bots import BotView
+from tablestate.engine.game import Move
+from tablestate.engine.rng import Rng
+from tablestate.engine.ruleset import RuleSet
+from tablestate_five_crowns._house import House, house
+from tablestate_five_crowns.legal import (
     allowed_discards,
     go_out_move,
     lay_down_move,
 )
-from plugins.five_crowns.rules import (
+from tablestate_five_crowns.rules import (
     best_arrangement,
     card_points,
     is_wild,
@@ -35,11 +39,7 @@ from plugins.five_crowns.rules import (
     remove_cards,
     wild_rank,
 )
-from plugins.five_crowns.state import DISCARD, DRAW, OVER, STOCK, State
-from service.engine.bots import BotView
-from service.engine.game import Move
-from service.engine.rng import Rng
-from service.engine.ruleset import RuleSet
+from tablestate_five_crowns.state import DISCARD, DRAW, OVER, STOCK, State
 
 
 def _points(cards: tuple[str, ...], wild: str, hs: House) -> int:

@@ -7,8 +7,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from plugins.five_crowns._house import House
-from plugins.five_crowns.rules import (
+from tablestate.engine.game import Event
+from tablestate.engine.rng import Rng
+from tablestate_five_crowns._house import House
+from tablestate_five_crowns.rules import (
     Meld,
     best_arrangement,
     extend_meld,
@@ -16,9 +18,7 @@ from plugins.five_crowns.rules import (
     sort_cards,
     wild_rank,
 )
-from plugins.five_crowns.state import DRAW, NOBODY, OVER, RoundScore, State, TableMeld
-from service.engine.game import Event
-from service.engine.rng import Rng
+from tablestate_five_crowns.state import DRAW, NOBODY, OVER, RoundScore, State, TableMeld
 
 PLAYOFF_CARDS = 6
 Events = list[Event]

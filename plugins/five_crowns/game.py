@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from plugins.five_crowns import hookspecs, schema
-from plugins.five_crowns.apply import apply
-from plugins.five_crowns.bot import bot, stage, standing
-from plugins.five_crowns.legal import legal_moves, to_act
-from plugins.five_crowns.moves import check_move
-from plugins.five_crowns.setup import setup
-from plugins.five_crowns.state import DISCARD as DISCARD_SOURCE
-from plugins.five_crowns.state import OVER, State, decode, encode
-from plugins.five_crowns.views import determinize, view
-from service.engine.game import GameDef, Outcome, Result
+from tablestate.engine.game import GameDef, Outcome, Result
+from tablestate_five_crowns import hookspecs, schema
+from tablestate_five_crowns.apply import apply
+from tablestate_five_crowns.bot import bot, stage, standing
+from tablestate_five_crowns.legal import legal_moves, to_act
+from tablestate_five_crowns.moves import check_move
+from tablestate_five_crowns.setup import setup
+from tablestate_five_crowns.state import DISCARD as DISCARD_SOURCE
+from tablestate_five_crowns.state import OVER, State, decode, encode
+from tablestate_five_crowns.views import determinize, view
 
 OPTIONS: Final[dict[str, Any]] = {
     "type": "object",

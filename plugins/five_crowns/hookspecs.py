@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from plugins.five_crowns.rules import MeldLimits
-from service import hookspec
+from tablestate import hookspec
+from tablestate_five_crowns.rules import MeldLimits
 
 
 @hookspec

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from plugins.five_crowns._house import House, house
-from plugins.five_crowns.rules import (
+from tablestate.engine.game import Move
+from tablestate.engine.ruleset import RuleSet
+from tablestate_five_crowns._house import House, house
+from tablestate_five_crowns.rules import (
     best_arrangement,
     card_points,
     extend_meld,
@@ -17,9 +19,7 @@ from plugins.five_crowns.rules import (
     remove_cards,
     sort_cards,
 )
-from plugins.five_crowns.state import DISCARD, DRAW, NOBODY, OVER, STOCK, State
-from service.engine.game import Move
-from service.engine.ruleset import RuleSet
+from tablestate_five_crowns.state import DISCARD, DRAW, NOBODY, OVER, STOCK, State
 
 Json = dict[str, Any]
 

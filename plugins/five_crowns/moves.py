@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from plugins.five_crowns.rules import is_card
-from plugins.five_crowns.state import DISCARD, STOCK
-from service.engine.game import Move
+from tablestate.engine.game import Move
+from tablestate_five_crowns.rules import is_card
+from tablestate_five_crowns.state import DISCARD, STOCK
 
 SOURCES: Final = (STOCK, DISCARD)
 # kind -> {field: shape}; shapes: card, cards, melds, source, index

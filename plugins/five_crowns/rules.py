@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from plugins.five_crowns import _layoff, _solver
-from plugins.five_crowns._melds import (
+from tablestate_five_crowns import _layoff, _solver
+from tablestate_five_crowns._melds import (
     BOOK,
     HIGH,
     JOKER,

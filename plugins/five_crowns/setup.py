@@ -3,12 +3,12 @@ dealt (or, for one player, the solo piles)."""
 
 from __future__ import annotations
 
-from plugins.five_crowns._house import house
-from plugins.five_crowns._solo import setup as solo_setup
-from plugins.five_crowns.flow import deal
-from plugins.five_crowns.rules import sort_cards
-from plugins.five_crowns.state import DRAW, NOBODY, State
-from service.engine.game import Event, SetupContext
+from tablestate.engine.game import Event, SetupContext
+from tablestate_five_crowns._house import house
+from tablestate_five_crowns._solo import setup as solo_setup
+from tablestate_five_crowns.flow import deal
+from tablestate_five_crowns.rules import sort_cards
+from tablestate_five_crowns.state import DRAW, NOBODY, State
 
 
 def setup(ctx: SetupContext) -> tuple[State, list[Event]]:

@@ -12,7 +12,7 @@ import types
 import typing
 from typing import Any, Final, Union
 
-from plugins.five_crowns._melds import Meld
+from tablestate_five_crowns._melds import Meld
 
 DRAW: Final = "DRAW"
 DISCARD: Final = "DISCARD"

@@ -1,4 +1,4 @@
-"""What Tablestate's shared tests need to know of Five Crowns (``service.testing.GameFacts``):
+"""What Tablestate's shared tests need to know of Five Crowns (``tablestate.testing.GameFacts``):
 its cards, who may see each, and the games the tests play. Pure, like the rules.
 
 A card is an item (every card exists twice: ``"7T"`` names either copy). The stock and the
@@ -13,11 +13,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from plugins.five_crowns.rules import deck, is_card, sort_cards
-from plugins.five_crowns.state import DISCARD, STOCK, State
-from plugins.five_crowns.views import unseen_dealt
-from service.engine import Event, Move, RuleSet
-from service.testing import GameFacts
+from tablestate.engine import Event, Move, RuleSet
+from tablestate.testing import GameFacts
+from tablestate_five_crowns.rules import deck, is_card, sort_cards
+from tablestate_five_crowns.state import DISCARD, STOCK, State
+from tablestate_five_crowns.views import unseen_dealt
 
 NATURAL: Final = "five-crowns/natural-required"
 RATIO: Final = "five-crowns/wilds-not-exceed-naturals"

@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from plugins.five_crowns.rules import rank_name, sort_cards, wild_rank
-from plugins.five_crowns.state import DISCARD, NOBODY, State, TableMeld
-from service.engine import Rng
+from tablestate.engine import Rng
+from tablestate_five_crowns.rules import rank_name, sort_cards, wild_rank
+from tablestate_five_crowns.state import DISCARD, NOBODY, State, TableMeld
 
 
 def _meld(index: int, table_meld: TableMeld, seats: tuple[int, ...]) -> dict[str, Any]:

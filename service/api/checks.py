@@ -24,10 +24,10 @@ from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 from strawberry.types.execution import ExecutionContext
 
-from service.api.cost import COST_PER_REQUEST, chosen_operation, operation_cost, size_variables
-from service.api.shape import aliases, cached_parse, document_shape, fragment_problem
-from service.errors import ApiError
-from service.metrics import Metrics
+from tablestate.api.cost import COST_PER_REQUEST, chosen_operation, operation_cost, size_variables
+from tablestate.api.shape import aliases, cached_parse, document_shape, fragment_problem
+from tablestate.errors import ApiError
+from tablestate.metrics import Metrics
 
 CACHE_SIZE: Final = 512
 

@@ -6,16 +6,16 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.config import Settings
-from service.engine.rights import Caller, Rights, may_watch, rights, watch_refusal
-from service.errors import ApiError
-from service.hub import Hub
-from service.identity import Identity, looks_like_jwt
-from service.lobby import LobbyHub
-from service.plugins import Registry
-from service.ratelimit import Client, Guard
-from service.tables import Loaded, TableService
-from service.tables.loading import refuse
+from tablestate.config import Settings
+from tablestate.engine.rights import Caller, Rights, may_watch, rights, watch_refusal
+from tablestate.errors import ApiError
+from tablestate.hub import Hub
+from tablestate.identity import Identity, looks_like_jwt
+from tablestate.lobby import LobbyHub
+from tablestate.plugins import Registry
+from tablestate.ratelimit import Client, Guard
+from tablestate.tables import Loaded, TableService
+from tablestate.tables.loading import refuse
 
 _UNRESOLVED: Any = object()
 

@@ -41,7 +41,7 @@ from graphql import (
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 
-from service.errors import ApiError
+from tablestate.errors import ApiError
 
 LIST_SIZE: Final = 10  # a list without a page size: seats, players, house rules, ...
 PAGE_DEFAULT: Final = 100

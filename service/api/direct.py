@@ -41,12 +41,12 @@ from graphql import (
 from graphql.execution.values import get_argument_values, get_variable_values
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Operation
 
-from service.api import fanout
-from service.api.checks import Checks
-from service.api.plans import SLOW, Plan, plan_of, render
-from service.api.resolvers.events import event_stream
-from service.api.resolvers.moves import make_move_payload, plain_input
-from service.api.shape import cached_parse
+from tablestate.api import fanout
+from tablestate.api.checks import Checks
+from tablestate.api.plans import SLOW, Plan, plan_of, render
+from tablestate.api.resolvers.events import event_stream
+from tablestate.api.resolvers.moves import make_move_payload, plain_input
+from tablestate.api.shape import cached_parse
 
 CACHE_SIZE: Final = 512
 MEMO_SIZE: Final = 1024  # coerced arguments kept per plan

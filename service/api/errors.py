@@ -16,8 +16,8 @@ from graphql import GraphQLError
 from strawberry.exceptions import MissingQueryError
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 
-from service.errors import ApiError
-from service.metrics import Metrics
+from tablestate.errors import ApiError
+from tablestate.metrics import Metrics
 
 log = logging.getLogger("tablestate.api")
 

@@ -37,8 +37,8 @@ from strawberry.schema.name_converter import NameConverter
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.types.base import get_object_definition
 
-from service import _json
-from service.api.types import TableEvent
+from tablestate import _json
+from tablestate.api.types import TableEvent
 
 _UNSET: Final = object()
 _PLAIN: Final = (str, int, float, bool, type(None))

@@ -15,13 +15,13 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.types.base import get_object_definition
 from strawberry.types.execution import ExecutionContext
 
-from service.api.checks import Checks
-from service.api.errors import classify_all
-from service.api.fanout import SharingExecutor
-from service.api.resolvers import events, moves, queries, tables
-from service.config import Settings
-from service.metrics import Metrics
-from service.plugins import Registry, camel, pascal
+from tablestate.api.checks import Checks
+from tablestate.api.errors import classify_all
+from tablestate.api.fanout import SharingExecutor
+from tablestate.api.resolvers import events, moves, queries, tables
+from tablestate.config import Settings
+from tablestate.metrics import Metrics
+from tablestate.plugins import Registry, camel, pascal
 
 Fields = Sequence[tuple[Callable[..., Any], str]]
 

@@ -26,9 +26,9 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
 from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
 from strawberry.types.execution import ExecutionResult, PreExecutionError
 
-from service.api.bounds import TOO_BIG, too_long
-from service.api.context import Context
-from service.ratelimit import Budget, Client, refusal
+from tablestate.api.bounds import TOO_BIG, too_long
+from tablestate.api.context import Context
+from tablestate.ratelimit import Budget, Client, refusal
 
 log = logging.getLogger("tablestate.api")
 

@@ -42,17 +42,17 @@ from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET, UnsetType
 
-from service import _json, logs, tracing
-from service.api import fanout
-from service.api.bounds import MAX_JSON_DEPTH, TOO_BIG, depth_ok, text_ok, too_long
-from service.api.checks import Checks
-from service.api.context import Context, Services
-from service.api.cost import chosen_operation
-from service.api.direct import Direct
-from service.api.shape import cached_parse
-from service.api.sockets import LegacyWS, Socket, TransportWS
-from service.errors import ApiError
-from service.ratelimit import Client, Guard, refusal
+from tablestate import _json, logs, tracing
+from tablestate.api import fanout
+from tablestate.api.bounds import MAX_JSON_DEPTH, TOO_BIG, depth_ok, text_ok, too_long
+from tablestate.api.checks import Checks
+from tablestate.api.context import Context, Services
+from tablestate.api.cost import chosen_operation
+from tablestate.api.direct import Direct
+from tablestate.api.shape import cached_parse
+from tablestate.api.sockets import LegacyWS, Socket, TransportWS
+from tablestate.errors import ApiError
+from tablestate.ratelimit import Client, Guard, refusal
 
 log = logging.getLogger("tablestate.api")
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from service.engine.bots import BotView
-from service.engine.game import (
+from tablestate.engine.bots import BotView
+from tablestate.engine.game import (
     BAD_INPUT,
     ILLEGAL_MOVE,
     Event,
@@ -15,8 +15,8 @@ from service.engine.game import (
     Result,
     SetupContext,
 )
-from service.engine.rng import Rng
-from service.engine.ruleset import RuleSet
+from tablestate.engine.rng import Rng
+from tablestate.engine.ruleset import RuleSet
 
 __all__ = [
     "BAD_INPUT",

@@ -41,9 +41,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-from service.engine.game import BotView, GameDef, Move, Outcome
-from service.engine.rng import Rng
-from service.engine.ruleset import RuleSet
+from tablestate.engine.game import BotView, GameDef, Move, Outcome
+from tablestate.engine.rng import Rng
+from tablestate.engine.ruleset import RuleSet
 
 S = TypeVar("S")
 

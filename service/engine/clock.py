@@ -17,9 +17,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Final
 
-from service.engine.game import Event
-from service.engine.options import core
-from service.engine.table import BOT, HUMAN, PLAYING, Seat, Table
+from tablestate.engine.game import Event
+from tablestate.engine.options import core
+from tablestate.engine.table import BOT, HUMAN, PLAYING, Seat, Table
 
 TIMEOUTS: Final = "timeouts"
 

@@ -17,8 +17,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
-    from service.engine.rng import Rng
-    from service.engine.ruleset import RuleSet
+    from tablestate.engine.rng import Rng
+    from tablestate.engine.ruleset import RuleSet
 
 S = TypeVar("S")
 JSON: TypeAlias = Any
@@ -132,7 +132,7 @@ class GameDef(Generic[S]):
             see it. Keys are the GraphQL field names of ``state_type`` (camelCase).
         result: ``state -> Result``, or ``None`` while the game goes on.
         bot: ``(view, rng) -> move``: the game's own bot, the ``normal`` level: a legal
-            move for ``view.seat`` decided from a ``service.engine.bots.BotView`` (the
+            move for ``view.seat`` decided from a ``tablestate.engine.bots.BotView`` (the
             seat's information set: a state whose hidden parts are guesses), never from the
             table's state. The ``easy`` and ``strong`` levels are built on it.
         determinize: ``(state, seat, rng) -> state``: a full state the seat cannot tell from

@@ -1,7 +1,7 @@
 """What a host does to a table before (or instead of) a game, and rematches: pure
 functions from a ``Table`` to a new ``Table`` and its events, or a ``Rejected``.
 
-The caller has checked the token and the host's rights, as for ``service.engine.table``.
+The caller has checked the token and the host's rights, as for ``tablestate.engine.table``.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Final
 
-from service.engine.game import Event, GameDef, Rejected
-from service.engine.opening import check_options, with_seat
-from service.engine.table import (
+from tablestate.engine.game import Event, GameDef, Rejected
+from tablestate.engine.opening import check_options, with_seat
+from tablestate.engine.table import (
     BOT,
     CANCELLED,
     EMPTY,

@@ -13,12 +13,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from service.engine.bots import LEVELS, NORMAL
-from service.engine.game import Event, GameDef, HouseRuleDef, Rejected, SetupContext
-from service.engine.options import OptionError, resolve, table_schema
-from service.engine.rng import Rng
-from service.engine.ruleset import RuleSet
-from service.engine.table import BOT, EMPTY, HUMAN, OPEN, PLAYING, Seat, Table
+from tablestate.engine.bots import LEVELS, NORMAL
+from tablestate.engine.game import Event, GameDef, HouseRuleDef, Rejected, SetupContext
+from tablestate.engine.options import OptionError, resolve, table_schema
+from tablestate.engine.rng import Rng
+from tablestate.engine.ruleset import RuleSet
+from tablestate.engine.table import BOT, EMPTY, HUMAN, OPEN, PLAYING, Seat, Table
 
 MAX_NAME: Final = 40
 MAX_CLIENT_SEED: Final = 256

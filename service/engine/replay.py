@@ -11,11 +11,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.engine import fairness
-from service.engine.game import GameDef, Outcome, SetupContext
-from service.engine.rng import Rng
-from service.engine.ruleset import RuleSet
-from service.engine.table import FINISHED, Table
+from tablestate.engine import fairness
+from tablestate.engine.game import GameDef, Outcome, SetupContext
+from tablestate.engine.rng import Rng
+from tablestate.engine.ruleset import RuleSet
+from tablestate.engine.table import FINISHED, Table
 
 
 @dataclass(frozen=True, slots=True)

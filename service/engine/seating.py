@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
-from service.engine.clock import iso
-from service.engine.game import Event, Rejected
-from service.engine.opening import MAX_NAME, NAME_TAKEN, clean_name, name_taken, with_seat
-from service.engine.opening import leave as leave_open
-from service.engine.options import core
-from service.engine.table import BOT, EMPTY, FINISHED, HUMAN, OPEN, PLAYING, Seat, Table
+from tablestate.engine.clock import iso
+from tablestate.engine.game import Event, Rejected
+from tablestate.engine.opening import MAX_NAME, NAME_TAKEN, clean_name, name_taken, with_seat
+from tablestate.engine.opening import leave as leave_open
+from tablestate.engine.options import core
+from tablestate.engine.table import BOT, EMPTY, FINISHED, HUMAN, OPEN, PLAYING, Seat, Table
 
 LEFT: Final = "left"
 

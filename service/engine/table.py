@@ -14,11 +14,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from service import _json
-from service.engine.evolve import evolve
-from service.engine.game import Event, GameDef, Move, Outcome, Rejected
-from service.engine.rng import Rng
-from service.engine.ruleset import RuleSet
+from tablestate import _json
+from tablestate.engine.evolve import evolve
+from tablestate.engine.game import Event, GameDef, Move, Outcome, Rejected
+from tablestate.engine.rng import Rng
+from tablestate.engine.ruleset import RuleSet
 
 OPEN: Final = "OPEN"
 PLAYING: Final = "PLAYING"

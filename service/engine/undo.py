@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Final
 
-from service.engine.game import Event, GameDef, Move, Outcome, Rejected
-from service.engine.options import core
-from service.engine.table import PLAYING, Table
+from tablestate.engine.game import Event, GameDef, Move, Outcome, Rejected
+from tablestate.engine.options import core
+from tablestate.engine.table import PLAYING, Table
 
 ILLEGAL: Final = "ILLEGAL_MOVE"
 

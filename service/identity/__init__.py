@@ -7,7 +7,7 @@ the issuer's keys. Nothing here knows of tables.
 
 from __future__ import annotations
 
-from service.identity.keys import KeySet, KeysUnavailable
-from service.identity.tokens import Identity, looks_like_jwt
+from tablestate.identity.keys import KeySet, KeysUnavailable
+from tablestate.identity.tokens import Identity, looks_like_jwt
 
 __all__ = ["Identity", "KeySet", "KeysUnavailable", "looks_like_jwt"]

@@ -34,10 +34,10 @@ from jwt.exceptions import (
     PyJWTError,
 )
 
-from service.config import SHARED, Settings, default_algorithms
-from service.engine.rights import User
-from service.errors import ApiError
-from service.identity.keys import KeySet, KeysUnavailable, reader
+from tablestate.config import SHARED, Settings, default_algorithms
+from tablestate.engine.rights import User
+from tablestate.errors import ApiError
+from tablestate.identity.keys import KeySet, KeysUnavailable, reader
 
 REQUIRED: Final = ("exp", "iss", "aud", "sub")
 MAX_JWT: Final = 8192  # characters: a JWT longer than this is refused unread

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from service.store.base import (
+from tablestate.store.base import (
     BadCursor,
     CommitResult,
     Idempotency,
@@ -22,10 +22,10 @@ from service.store.base import (
     TableMeta,
     cursor_key,
 )
-from service.store.memory import MemoryStore
+from tablestate.store.memory import MemoryStore
 
 if TYPE_CHECKING:
-    from service.store.redis import RedisStore
+    from tablestate.store.redis import RedisStore
 
 __all__ = [
     "BadCursor",
@@ -50,7 +50,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "RedisStore":
-        from service.store.redis import RedisStore
+        from tablestate.store.redis import RedisStore
 
         return RedisStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

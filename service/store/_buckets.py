@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from redis.commands.core import AsyncScript
 
-from service.store._reach import Reach
+from tablestate.store._reach import Reach
 
 
 class RedisRateBuckets(Reach):

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from redis.commands.core import AsyncScript
 
-from service.store import _wire
-from service.store._reach import Reach
-from service.store.base import StoreUnavailable
-from service.store.topology import Acknowledger
+from tablestate.store import _wire
+from tablestate.store._reach import Reach
+from tablestate.store.base import StoreUnavailable
+from tablestate.store.topology import Acknowledger
 
 
 class RedisDueIndex(Reach):

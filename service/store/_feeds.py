@@ -4,9 +4,9 @@ sharded pub/sub (``store/_watcher.py``) and handed to the listeners the hub sets
 
 from __future__ import annotations
 
-from service.store._reach import Reach
-from service.store._watcher import ClusterWatchers, Watcher
-from service.store.base import LOBBY, Listener, LobbyListener
+from tablestate.store._reach import Reach
+from tablestate.store._watcher import ClusterWatchers, Watcher
+from tablestate.store.base import LOBBY, Listener, LobbyListener
 
 
 class RedisFeeds(Reach):

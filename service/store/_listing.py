@@ -14,8 +14,8 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from service.store import _wire
-from service.store.base import Page, page_cursor, parse_page_cursor
+from tablestate.store import _wire
+from tablestate.store.base import Page, page_cursor, parse_page_cursor
 
 
 async def newest(

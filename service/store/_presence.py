@@ -8,8 +8,8 @@ import math
 
 from redis.commands.core import AsyncScript
 
-from service.store import _wire
-from service.store._reach import Reach
+from tablestate.store import _wire
+from tablestate.store._reach import Reach
 
 
 class RedisPresence(Reach):

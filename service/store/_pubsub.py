@@ -29,7 +29,7 @@ import hiredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from service.store._pipe import Address, Replies
+from tablestate.store._pipe import Address, Replies
 
 NAME: Final = "tablestate-pubsub"
 

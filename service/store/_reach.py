@@ -37,9 +37,9 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from service.store._pipe import Pipe
-from service.store.base import StoreFull, StoreUnavailable
-from service.store.topology import Acknowledger
+from tablestate.store._pipe import Pipe
+from tablestate.store.base import StoreFull, StoreUnavailable
+from tablestate.store.topology import Acknowledger
 
 _UNREACHABLE: Final = (
     RedisConnectionError,

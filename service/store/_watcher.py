@@ -22,9 +22,9 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from service.store._pipe import Address
-from service.store._pubsub import LeanPubSub
-from service.store.base import Listener, StoreUnavailable
+from tablestate.store._pipe import Address
+from tablestate.store._pubsub import LeanPubSub
+from tablestate.store.base import Listener, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 

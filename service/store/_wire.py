@@ -10,8 +10,8 @@ from typing import Any
 import hiredis
 from redis.asyncio import Connection
 
-from service import _json
-from service.store.base import IdempotencyRecord, StoredEvent, cursor_key
+from tablestate import _json
+from tablestate.store.base import IdempotencyRecord, StoredEvent, cursor_key
 
 Row = tuple[tuple[int, int], Any]
 """A stream entry keyed by its cursor: ``((version, n), [b"e", json])``."""

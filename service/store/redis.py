@@ -20,16 +20,16 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from service.store import _wire
-from service.store._buckets import RedisRateBuckets
-from service.store._due import RedisDueIndex
-from service.store._feeds import RedisFeeds
-from service.store._pipe import Address, Pipe
-from service.store._presence import RedisPresence
-from service.store._tables import RedisTables
-from service.store._watcher import ClusterWatchers, Watcher
-from service.store.base import CHAT_KEPT, IDEMPOTENCY_KEPT, StoreError
-from service.store.topology import SENTINEL_SCHEME, Acknowledger, sentinel_clients
+from tablestate.store import _wire
+from tablestate.store._buckets import RedisRateBuckets
+from tablestate.store._due import RedisDueIndex
+from tablestate.store._feeds import RedisFeeds
+from tablestate.store._pipe import Address, Pipe
+from tablestate.store._presence import RedisPresence
+from tablestate.store._tables import RedisTables
+from tablestate.store._watcher import ClusterWatchers, Watcher
+from tablestate.store.base import CHAT_KEPT, IDEMPOTENCY_KEPT, StoreError
+from tablestate.store.topology import SENTINEL_SCHEME, Acknowledger, sentinel_clients
 
 
 @final

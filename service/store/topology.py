@@ -29,7 +29,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.sentinel import Sentinel
 from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, ResponseError
 
-from service.store.base import StoreUnavailable
+from tablestate.store.base import StoreUnavailable
 
 logger = logging.getLogger(__name__)
 

@@ -19,22 +19,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from service.config import Settings
-from service.engine import table as eng
-from service.engine.bots import Budget
-from service.metrics import Metrics
-from service.plugins import Registry
-from service.store.base import StateStore, StoredEvent
-from service.tables.bots import Bots
-from service.tables.clocks import Clocks, UndoRecords
-from service.tables.commit import Change, Committed, Committer, Operation
-from service.tables.loading import Loaded, Tables
-from service.tables.moves import Moves
-from service.tables.notices import Deliveries, LobbyNotices, LocalCommit, UserIndex
-from service.tables.operations import Operations
-from service.tables.play import Play, Seeds
-from service.tables.rematch import Rematches
-from service.tables.social import Appends, Attendance, Chat
+from tablestate.config import Settings
+from tablestate.engine import table as eng
+from tablestate.engine.bots import Budget
+from tablestate.metrics import Metrics
+from tablestate.plugins import Registry
+from tablestate.store.base import StateStore, StoredEvent
+from tablestate.tables.bots import Bots
+from tablestate.tables.clocks import Clocks, UndoRecords
+from tablestate.tables.commit import Change, Committed, Committer, Operation
+from tablestate.tables.loading import Loaded, Tables
+from tablestate.tables.moves import Moves
+from tablestate.tables.notices import Deliveries, LobbyNotices, LocalCommit, UserIndex
+from tablestate.tables.operations import Operations
+from tablestate.tables.play import Play, Seeds
+from tablestate.tables.rematch import Rematches
+from tablestate.tables.social import Appends, Attendance, Chat
 
 __all__ = ["Change", "Committed", "Loaded", "Operation", "TableService"]
 

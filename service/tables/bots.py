@@ -23,16 +23,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
-from service.engine import table as eng
-from service.engine.bots import NORMAL, STRONG, Budget, choose, level_of
-from service.engine.game import Rejected
-from service.engine.rng import Rng
-from service.errors import ApiError
-from service.store.base import DueIndex, StoredEvent, StoreUnavailable
-from service.tables.clocks import Clocks
-from service.tables.commit import Change, Collaborator, Committer, Operation
-from service.tables.loading import Loaded, Tables
-from service.tables.play import Play
+from tablestate.engine import table as eng
+from tablestate.engine.bots import NORMAL, STRONG, Budget, choose, level_of
+from tablestate.engine.game import Rejected
+from tablestate.engine.rng import Rng
+from tablestate.errors import ApiError
+from tablestate.store.base import DueIndex, StoredEvent, StoreUnavailable
+from tablestate.tables.clocks import Clocks
+from tablestate.tables.commit import Change, Collaborator, Committer, Operation
+from tablestate.tables.loading import Loaded, Tables
+from tablestate.tables.play import Play
 
 log = logging.getLogger("tablestate.bots")
 

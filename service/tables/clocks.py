@@ -15,15 +15,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from service.engine import clock, seating
-from service.engine import table as eng
-from service.engine.evolve import evolve
-from service.engine.game import Rejected
-from service.errors import ApiError
-from service.store.base import DueIndex, StoreUnavailable
-from service.tables.commit import Change, Collaborator, Committer, Operation
-from service.tables.loading import Loaded
-from service.tables.play import Play
+from tablestate.engine import clock, seating
+from tablestate.engine import table as eng
+from tablestate.engine.evolve import evolve
+from tablestate.engine.game import Rejected
+from tablestate.errors import ApiError
+from tablestate.store.base import DueIndex, StoreUnavailable
+from tablestate.tables.commit import Change, Collaborator, Committer, Operation
+from tablestate.tables.loading import Loaded
+from tablestate.tables.play import Play
 
 BotMove = Callable[[Loaded, int], dict[str, Any]]
 

@@ -25,15 +25,15 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from service import tracing
-from service.engine import table as eng
-from service.engine.clock import iso
-from service.engine.evolve import evolve
-from service.engine.game import Event, Rejected
-from service.engine.rights import Caller, Rights, rights
-from service.errors import ApiError
-from service.metrics import Metrics
-from service.store.base import (
+from tablestate import tracing
+from tablestate.engine import table as eng
+from tablestate.engine.clock import iso
+from tablestate.engine.evolve import evolve
+from tablestate.engine.game import Event, Rejected
+from tablestate.engine.rights import Caller, Rights, rights
+from tablestate.errors import ApiError
+from tablestate.metrics import Metrics
+from tablestate.store.base import (
     CommitResult,
     Idempotency,
     NewEvent,
@@ -41,7 +41,7 @@ from service.store.base import (
     TableMeta,
     TableStore,
 )
-from service.tables.loading import Loaded, Tables, refuse
+from tablestate.tables.loading import Loaded, Tables, refuse
 
 
 @dataclass(frozen=True, slots=True)

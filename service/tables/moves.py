@@ -14,17 +14,17 @@ import hashlib
 import json
 from typing import Final
 
-from service import _json
-from service.engine import seating, undo
-from service.engine import table as eng
-from service.engine.evolve import evolve
-from service.engine.game import Move, Outcome, Rejected
-from service.engine.rights import Caller, Rights, holding, rights, seat_of
-from service.errors import ApiError
-from service.store.base import Idempotency, StoredEvent, TableStore
-from service.tables.commit import Change, Committer, Operation
-from service.tables.loading import Loaded, refuse
-from service.tables.play import Play
+from tablestate import _json
+from tablestate.engine import seating, undo
+from tablestate.engine import table as eng
+from tablestate.engine.evolve import evolve
+from tablestate.engine.game import Move, Outcome, Rejected
+from tablestate.engine.rights import Caller, Rights, holding, rights, seat_of
+from tablestate.errors import ApiError
+from tablestate.store.base import Idempotency, StoredEvent, TableStore
+from tablestate.tables.commit import Change, Committer, Operation
+from tablestate.tables.loading import Loaded, refuse
+from tablestate.tables.play import Play
 
 MAX_IDEMPOTENCY_KEY: Final = 200
 

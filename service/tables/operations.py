@@ -14,12 +14,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from service.engine import fairness, opening, seating, undo
-from service.engine import lobby as lobby_rules
-from service.engine import table as eng
-from service.engine.bots import NORMAL
-from service.engine.game import Event, Rejected
-from service.engine.rights import (
+from tablestate.engine import fairness, opening, seating, undo
+from tablestate.engine import lobby as lobby_rules
+from tablestate.engine import table as eng
+from tablestate.engine.bots import NORMAL
+from tablestate.engine.game import Event, Rejected
+from tablestate.engine.rights import (
     Caller,
     Rights,
     holding,
@@ -31,13 +31,13 @@ from service.engine.rights import (
     token_hash,
     user_of,
 )
-from service.errors import ApiError
-from service.plugins import Registry
-from service.store.base import TableMeta, TableStore
-from service.tables.commit import Change, Committer, Operation, new_events, now_iso
-from service.tables.loading import Loaded, refuse
-from service.tables.notices import LobbyNotices, UserIndex, bound_users
-from service.tables.play import Seeds
+from tablestate.errors import ApiError
+from tablestate.plugins import Registry
+from tablestate.store.base import TableMeta, TableStore
+from tablestate.tables.commit import Change, Committer, Operation, new_events, now_iso
+from tablestate.tables.loading import Loaded, refuse
+from tablestate.tables.notices import LobbyNotices, UserIndex, bound_users
+from tablestate.tables.play import Seeds
 
 TABLE_ID_BYTES: Final = 9
 JOIN_CODE_BYTES: Final = 6  # 8 URL-safe characters

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from service.engine import fairness
-from service.engine import table as eng
-from service.engine.game import Move, Rejected
-from service.tables.commit import Change, now_iso
-from service.tables.loading import Loaded
+from tablestate.engine import fairness
+from tablestate.engine import table as eng
+from tablestate.engine.game import Move, Rejected
+from tablestate.tables.commit import Change, now_iso
+from tablestate.tables.loading import Loaded
 
 SEEDS_KEPT: Final = 4096  # game seeds kept (each is two HMACs to make)
 

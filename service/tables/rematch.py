@@ -14,16 +14,16 @@ import hmac
 from dataclasses import replace
 from typing import Any
 
-from service.engine import fairness
-from service.engine import lobby as lobby_rules
-from service.engine import table as eng
-from service.engine.game import Rejected
-from service.engine.rights import HELD, Caller, Rights, here_check, rights, token_hash
-from service.errors import ApiError
-from service.store.base import TableExists
-from service.tables.commit import Change, Operation, now_iso
-from service.tables.loading import Loaded, refuse
-from service.tables.operations import Operations
+from tablestate.engine import fairness
+from tablestate.engine import lobby as lobby_rules
+from tablestate.engine import table as eng
+from tablestate.engine.game import Rejected
+from tablestate.engine.rights import HELD, Caller, Rights, here_check, rights, token_hash
+from tablestate.errors import ApiError
+from tablestate.store.base import TableExists
+from tablestate.tables.commit import Change, Operation, now_iso
+from tablestate.tables.loading import Loaded, refuse
+from tablestate.tables.operations import Operations
 
 
 def _mac(secret: bytes, *parts: str) -> bytes:

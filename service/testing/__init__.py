@@ -1,7 +1,7 @@
 """Helpers for plugin authors: play a game with no server, with fixed or seeded chance,
 and check the invariants every game keeps (DESIGN.md) with what the game says of itself.
 
-from service.testing import GameDriver, play_checked
+from tablestate.testing import GameDriver, play_checked
 d = GameDriver(MY_GAME, players=3, options={"rounds": 2}, seed="abc")
 d.move(d.to_act()[0], {"draw": {"source": "STOCK"}})
 d.random_playout()          # plays random legal moves to the end, checking invariants
@@ -13,7 +13,7 @@ logs (``golden``), the invariants and the facts a game states for them (``confor
 
 from __future__ import annotations
 
-from service.testing.conformance import (
+from tablestate.testing.conformance import (
     BLIND_BUDGET,
     Chooser,
     GameFacts,
@@ -29,12 +29,12 @@ from service.testing.conformance import (
     secret,
     strings,
 )
-from service.testing.driver import (
+from tablestate.testing.driver import (
     FixedRng,
     GameDriver,
     MoveRefused,
 )
-from service.testing.golden import (
+from tablestate.testing.golden import (
     check_golden,
     golden_record,
     golden_replay,

@@ -10,15 +10,15 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from service.engine.bots import LEVELS, NORMAL, Budget, choose
-from service.engine.game import Event, GameDef, Move, Outcome, Rejected
-from service.engine.rng import Rng
-from service.engine.ruleset import RuleSet
+from tablestate.engine.bots import LEVELS, NORMAL, Budget, choose
+from tablestate.engine.game import Event, GameDef, Move, Outcome, Rejected
+from tablestate.engine.rng import Rng
+from tablestate.engine.ruleset import RuleSet
 
 if TYPE_CHECKING:
-    from service.plugins import Registry
+    from tablestate.plugins import Registry
 
-from service.testing.driver import GameDriver
+from tablestate.testing.driver import GameDriver
 
 
 def strings(value: Any) -> list[str]:

@@ -8,10 +8,10 @@ import random
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from service.engine.game import Event, GameDef, Move, Outcome, Rejected, Result, SetupContext
-from service.engine.options import resolve
-from service.engine.rng import Rng
-from service.engine.ruleset import RuleSet
+from tablestate.engine.game import Event, GameDef, Move, Outcome, Rejected, Result, SetupContext
+from tablestate.engine.options import resolve
+from tablestate.engine.rng import Rng
+from tablestate.engine.ruleset import RuleSet
 
 if TYPE_CHECKING:
     pass

@@ -9,14 +9,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from service.engine.bots import NORMAL, choose
-from service.engine.game import Event
-from service.engine.rng import Rng
+from tablestate.engine.bots import NORMAL, choose
+from tablestate.engine.game import Event
+from tablestate.engine.rng import Rng
 
 if TYPE_CHECKING:
     pass
 
-from service.testing.driver import GameDriver
+from tablestate.testing.driver import GameDriver
 
 T = TypeVar("T")
 

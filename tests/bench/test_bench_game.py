@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from service.engine import Rejected
-from service.engine.bots import NORMAL, choose
-from service.testing import GameDriver
+from tablestate.engine import Rejected
+from tablestate.engine.bots import NORMAL, choose
+from tablestate.testing import GameDriver
 
 # Imported by path, and the path dropped again, so that no other test's plugin discovery
 # (entry points found on sys.path) can ever see the benchmark game.

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
-from service.store import MemoryStore, RedisStore, StateStore
+from tablestate.store import MemoryStore, RedisStore, StateStore
 
 
 class FakeClock:

@@ -8,7 +8,7 @@ from uuid import uuid4
 
 import pytest
 
-from service.store import (
+from tablestate.store import (
     BadCursor,
     Idempotency,
     NewEvent,

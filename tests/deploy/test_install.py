@@ -190,18 +190,21 @@ def run_healthcheck(image: Image, healthcheck_code: str, port: int) -> int:
 def test_install_sh_makes_a_standalone_environment(image):
     python = str(image.venv / "bin" / "python")
     probe = (
-        "import json, importlib.resources as r, service, plugins;"
-        "print(json.dumps([service.__file__, plugins.__file__,"
-        " r.files('service.store').joinpath('commit.lua').is_file()]))"
+        "import json, importlib.util as u, importlib.resources as r, tablestate,"
+        " tablestate_five_crowns;"
+        "print(json.dumps([tablestate.__file__, tablestate_five_crowns.__file__,"
+        " r.files('tablestate.store').joinpath('commit.lua').is_file(),"
+        " [u.find_spec(n) is not None for n in ('service', 'plugins')]]))"
     )
     done = subprocess.run(
         [python, "-c", probe], cwd=image.workdir, env=image.env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    service_file, plugins_file, has_lua = json.loads(done.stdout)
+    package_file, game_file, has_lua, generic = json.loads(done.stdout)
     site = str(image.venv / "lib")
-    assert service_file.startswith(site) and plugins_file.startswith(site), "not editable"
+    assert package_file.startswith(site) and game_file.startswith(site), "not editable"
     assert has_lua, "the Redis store's Lua scripts are installed"
+    assert generic == [False, False], "no top-level `service` or `plugins` module is installed"
     listed = subprocess.run(
         [str(image.venv / "bin" / "tablestate"), "plugins"],
         cwd=image.workdir,

@@ -159,7 +159,16 @@ def stack(tool, tmp_path) -> Iterator[tuple[str, list[Process]]]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("TABLESTATE_")}
         env.pop("REDIS_URL", None)
         for host in REPLICAS:
-            cmd = [sys.executable, "-m", "service.cli", "serve", "--host", host, "--port", "8000"]
+            cmd = [
+                sys.executable,
+                "-m",
+                "tablestate.cli",
+                "serve",
+                "--host",
+                host,
+                "--port",
+                "8000",
+            ]
             started.append(Process(cmd, env={**env, "TABLESTATE_LOG_LEVEL": "info"}))
         for host, replica in zip(REPLICAS, started, strict=True):
             wait_for(f"http://{host}:8000/healthz", replica)

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from support.games import driver, installed
 
-from service.engine import Rng
-from service.testing import check_golden
+from tablestate.engine import Rng
+from tablestate.testing import check_golden
 
 GOLDEN = Path(__file__).parents[1] / "golden"
 

@@ -16,10 +16,10 @@ from typing import Any
 
 from support.server import Client, ws_init, ws_next
 
-from plugins.all_fives import rules as af_rules
-from plugins.five_by_five import rules as fbf_rules
-from plugins.five_crowns import rules as fc_rules
-from plugins.five_crowns.state import DISCARD as FC_DISCARD
+from tablestate_all_fives import rules as af_rules
+from tablestate_five_by_five import rules as fbf_rules
+from tablestate_five_crowns import rules as fc_rules
+from tablestate_five_crowns.state import DISCARD as FC_DISCARD
 
 # -- latencies ---------------------------------------------------------------------------
 

@@ -13,8 +13,8 @@ import pytest
 from support.jwts import Issuer, Key, sign_in_settings
 from support.server import Client, make_settings, serve
 
-from service.plugins import Registry
-from service.store.memory import MemoryStore
+from tablestate.plugins import Registry
+from tablestate.store.memory import MemoryStore
 
 CREATE = """mutation($g: ID!, $s: Int, $o: JSON) { createTable(gameId: $g, seats: $s, options: $o) {
   hostToken table { id } } }"""
@@ -78,7 +78,7 @@ async def stack_of(
             one = await stack.enter_async_context(serve(config, registry, MemoryStore()))
             yield Stack(one, one, issuer, source, url)
             return
-        from service.store.redis import RedisStore
+        from tablestate.store.redis import RedisStore
 
         redis_url = request.getfixturevalue("redis_url")
         prefix = request.getfixturevalue("redis_prefix")

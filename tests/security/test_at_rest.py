@@ -13,8 +13,8 @@ import pytest
 import redis.asyncio as aioredis
 from support.server import make_settings, serve
 
-from service.engine import fairness
-from service.store.redis import RedisStore
+from tablestate.engine import fairness
+from tablestate.store.redis import RedisStore
 
 pytestmark = pytest.mark.redis
 
@@ -109,7 +109,7 @@ async def test_a_redis_reader_cannot_act_nor_predict(registry, redis_url, redis_
 
 
 async def _truth(c: Any, registry: Any, store: RedisStore, tid: str, settings: Any) -> Any:
-    from service.tables import TableService
+    from tablestate.tables import TableService
 
     loaded = await TableService(settings, registry, store).reads.load(tid)
     assert loaded is not None

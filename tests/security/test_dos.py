@@ -20,7 +20,7 @@ from support.server import Client, make_settings, overflowed, serve, subscribed,
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from service.store.memory import MemoryStore
+from tablestate.store.memory import MemoryStore
 
 from .kit import Attacker, under_attack, xff
 

@@ -31,9 +31,9 @@ from support.server import Client, make_settings, serve, ws_init, ws_next
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from service.store.base import StateStore
-from service.store.memory import MemoryStore
-from service.store.redis import RedisStore
+from tablestate.store.base import StateStore
+from tablestate.store.memory import MemoryStore
+from tablestate.store.redis import RedisStore
 
 from .kit import record
 

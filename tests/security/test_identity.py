@@ -18,8 +18,8 @@ import pytest
 from support.server import Client, make_settings, serve, ws_init, ws_next
 from websockets.exceptions import ConnectionClosed
 
-from service.engine import rights as rights_module
-from service.store.memory import MemoryStore
+from tablestate.engine import rights as rights_module
+from tablestate.store.memory import MemoryStore
 
 CREATE = """mutation($g: ID!, $s: Int) { createTable(gameId: $g, seats: $s) {
   hostToken table { id } } }"""

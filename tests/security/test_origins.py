@@ -9,7 +9,7 @@ from support.server import make_settings, serve, ws_init
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from service.store.memory import MemoryStore
+from tablestate.store.memory import MemoryStore
 
 GAMES = {"query": "{ games { id } }"}
 ALLOWED = "https://play.example"

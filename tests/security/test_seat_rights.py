@@ -21,8 +21,8 @@ import pytest
 from support.lucky import JOIN, MOVE, START, TABLE, Seated, open_table
 from support.server import Client, make_settings, serve, ws_init, ws_next
 
-from service.plugins import Registry
-from service.store.memory import MemoryStore
+from tablestate.plugins import Registry
+from tablestate.store.memory import MemoryStore
 
 GRACE = 30.0
 TURN = 30.0
@@ -62,7 +62,7 @@ async def replicas(
         async with serve(settings, registry, MemoryStore(), clock) as one:
             yield one, one, clock
         return
-    from service.store.redis import RedisStore
+    from tablestate.store.redis import RedisStore
 
     url = request.getfixturevalue("redis_url")
     prefix = request.getfixturevalue("redis_prefix")

@@ -42,11 +42,11 @@ from support.jwts import Issuer, Key, sign_in_settings
 from support.jwts import token as signed
 from support.server import Client, make_settings, serve
 
-from service.engine import fairness
-from service.logs import JsonFormatter
-from service.plugins import camel
-from service.store.memory import MemoryStore
-from service.tables import Loaded, TableService
+from tablestate.engine import fairness
+from tablestate.logs import JsonFormatter
+from tablestate.plugins import camel
+from tablestate.store.memory import MemoryStore
+from tablestate.tables import Loaded, TableService
 
 from .kit import SECRETS, Follower, follow, state_fragment, subscription, unalias, viewer_query
 

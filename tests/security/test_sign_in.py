@@ -28,7 +28,7 @@ from support.server import Client, make_settings, serve
 from support.sockets import LEGACY, TRANSPORT, Socket, codes_of, opened
 from websockets.exceptions import ConnectionClosed
 
-from service.store.memory import MemoryStore
+from tablestate.store.memory import MemoryStore
 
 from .signin import (
     CREATE,
@@ -282,7 +282,7 @@ async def test_forged_and_invalid_jwts_are_refused_naming_the_check(stack: Stack
                 else:
                     reply = json.loads(await asyncio.wait_for(conn.recv(), 5))
                     assert reply["type"] == "connection_error", name
-    server = ("tablestate", "uvicorn", "service", "strawberry")  # not the tests' own clients
+    server = ("tablestate", "uvicorn", "strawberry")  # not the tests' own clients
     logged = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith(server))
     assert "sign-in refused" in logged
     for text in forged.values():

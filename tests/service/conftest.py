@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 import pytest
 from support.server import Client, make_settings, serve
 
-from service import plugins
-from service.store.base import StateStore
+from tablestate import plugins
+from tablestate.store.base import StateStore
 
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
@@ -26,11 +26,11 @@ async def make_store(store_kind: str, request: pytest.FixtureRequest):
 
     def factory() -> StateStore:
         if store_kind == "memory":
-            from service.store.memory import MemoryStore
+            from tablestate.store.memory import MemoryStore
 
             store: StateStore = MemoryStore()
         else:
-            from service.store.redis import RedisStore
+            from tablestate.store.redis import RedisStore
 
             store = RedisStore.from_url(str(url), prefix=prefix, timeout=2.0)
         made.append(store)

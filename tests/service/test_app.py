@@ -10,8 +10,8 @@ from support.server import make_settings, serve, ws_init
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from service.app import GC_THRESHOLDS
-from service.config import Settings
+from tablestate.app import GC_THRESHOLDS
+from tablestate.config import Settings
 
 
 async def test_gc_is_tuned_at_start_up_when_asked(registry):

@@ -15,13 +15,13 @@ import httpx
 import pytest
 from support.server import free_port, make_settings
 
-from service.cli import export_sdl
-from service.plugins import load
-from service.store.redis import RedisStore
-from service.tables import TableService
+from tablestate.cli import export_sdl
+from tablestate.plugins import load
+from tablestate.store.redis import RedisStore
+from tablestate.tables import TableService
 
 ROOT = Path(__file__).resolve().parents[2]
-EXE = [sys.executable, "-m", "service.cli"]
+EXE = [sys.executable, "-m", "tablestate.cli"]
 CREATE_TABLE = 'mutation { createTable(gameId: "lucky-draw", seats: 2) { hostToken } }'
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from service import hookspecs
-from service.engine import GameDef, HouseRuleDef
-from service.plugins import load
+from tablestate import hookspecs
+from tablestate.engine import GameDef, HouseRuleDef
+from tablestate.plugins import load
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "plugins.md"
 SPECS = sorted(

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from service.errors import ApiError
-from service.hub import Hub, offer, unless_slow
-from service.metrics import Metrics
-from service.store.base import NewEvent, TableMeta
-from service.store.memory import MemoryStore
+from tablestate.errors import ApiError
+from tablestate.hub import Hub, offer, unless_slow
+from tablestate.metrics import Metrics
+from tablestate.store.base import NewEvent, TableMeta
+from tablestate.store.memory import MemoryStore
 
 META = TableMeta("lucky-draw", "PLAYING", 0.0)
 

@@ -15,10 +15,10 @@ import jwt
 import pytest
 from support.jwts import AUDIENCE, ISSUER, Issuer, Key, claims, sign, sign_in_settings, token
 
-from service.config import ConfigError, Settings
-from service.errors import ApiError
-from service.identity import Identity, KeySet, looks_like_jwt
-from service.identity.keys import reader
+from tablestate.config import ConfigError, Settings
+from tablestate.errors import ApiError
+from tablestate.identity import Identity, KeySet, looks_like_jwt
+from tablestate.identity.keys import reader
 
 SECRET = "s" * 40
 
@@ -212,7 +212,7 @@ async def test_the_set_is_read_again_after_its_lifespan(issuer: Issuer):
 
 
 async def test_a_failed_read_keeps_the_keys_held_and_waits_for_the_cooldown(issuer: Issuer):
-    from service.identity import KeysUnavailable
+    from tablestate.identity import KeysUnavailable
 
     clock, fail = Clock(), [True]
     read, reads = counted(issuer, fail)

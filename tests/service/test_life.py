@@ -7,10 +7,10 @@ import asyncio
 
 from support.server import make_settings
 
-from service.engine.replay import replay
-from service.plugins import Registry
-from service.store.base import StateStore
-from service.tables import TableService
+from tablestate.engine.replay import replay
+from tablestate.plugins import Registry
+from tablestate.store.base import StateStore
+from tablestate.tables import TableService
 
 
 class Clock:

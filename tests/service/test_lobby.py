@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from service.errors import ApiError
-from service.lobby import LobbyHub
-from service.store.memory import MemoryStore
+from tablestate.errors import ApiError
+from tablestate.lobby import LobbyHub
+from tablestate.store.memory import MemoryStore
 
 
 async def test_notices_reach_the_subscribers_of_their_game():

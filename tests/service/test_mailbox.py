@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from service.mailbox import Flag, Mailbox
+from tablestate.mailbox import Flag, Mailbox
 
 
 async def test_items_come_out_in_order_and_a_getter_waits_for_one() -> None:

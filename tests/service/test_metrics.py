@@ -1,4 +1,4 @@
-"""``service.metrics``: the values held in one process read, at a scrape, exactly as
+"""``tablestate.metrics``: the values held in one process read, at a scrape, exactly as
 ``prometheus_client``'s own metrics of the same names would show them."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 import pytest
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from service import metrics as m
+from tablestate import metrics as m
 
 
 def _ours(text: bytes) -> list[str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from support import bad_plugins
 
-from service import plugins
-from service.plugins import PluginError, load
+from tablestate import plugins
+from tablestate.plugins import PluginError, load
 
 
 def test_entry_points_find_the_third_party_plugin():

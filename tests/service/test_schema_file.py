@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.cli import export_sdl
+from tablestate.cli import export_sdl
 
 SCHEMA = Path(__file__).resolve().parents[2] / "schema" / "schema.graphql"
 

@@ -1,4 +1,4 @@
-"""The WebSocket protocol the service runs under uvicorn (``service.server``): the messages
+"""The WebSocket protocol the service runs under uvicorn (``tablestate.server``): the messages
 sent to one connection in the same turn of the event loop leave in one write, in order, and
 a sender past ``HELD`` bytes writes at once (so the transport's flow control holds)."""
 
@@ -18,7 +18,7 @@ from websockets.frames import Close, Frame, Opcode, apply_mask
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from service.server import HELD, BudgetedWebSockets, _Flush, text_frame
+from tablestate.server import HELD, BudgetedWebSockets, _Flush, text_frame
 from tests.support.server import free_port, make_settings
 
 LIMIT = 2**20  # the largest message the servers here take

@@ -7,10 +7,10 @@ import asyncio
 import pytest
 from support.server import make_settings
 
-from service.engine.replay import replay
-from service.plugins import Registry
-from service.tables import TableService
-from service.tables.loading import Loaded
+from tablestate.engine.replay import replay
+from tablestate.plugins import Registry
+from tablestate.tables import TableService
+from tablestate.tables.loading import Loaded
 
 
 async def _bot_table(svc: TableService) -> tuple[str, str, str]:
@@ -168,7 +168,7 @@ async def test_replay_confirms_a_finished_game_and_catches_tampering(registry, m
 
 @pytest.mark.redis
 async def test_tables_expire_after_the_idle_ttl(registry, redis_url, redis_prefix):
-    from service.store.redis import RedisStore
+    from tablestate.store.redis import RedisStore
 
     store = RedisStore.from_url(redis_url, prefix=redis_prefix)
     svc = TableService(make_settings(idle_ttl=1), registry, store)
@@ -180,8 +180,8 @@ async def test_tables_expire_after_the_idle_ttl(registry, redis_url, redis_prefi
 
 
 async def test_no_commit_leaves_a_bot_turn_unrecorded(registry, make_store):
-    from service.errors import ApiError
-    from service.store.base import StoreUnavailable
+    from tablestate.errors import ApiError
+    from tablestate.store.base import StoreUnavailable
 
     svc = TableService(make_settings(bot_delay=5.0), registry, make_store())
     tid, _, token = await _bot_table(svc)

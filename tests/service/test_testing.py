@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tablestate_example import GAME
 
-from service import plugins
-from service.engine import Rng
-from service.engine.bots import BotView
-from service.testing import GameDriver, check_golden, golden_record, golden_replay
+from tablestate import plugins
+from tablestate.engine import Rng
+from tablestate.engine.bots import BotView
+from tablestate.testing import GameDriver, check_golden, golden_record, golden_replay
+from tablestate_example import GAME
 
 
 def _driver(case: dict[str, Any]) -> GameDriver:

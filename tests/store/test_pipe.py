@@ -9,7 +9,7 @@ import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from service.store._pipe import Pipe
+from tablestate.store._pipe import Pipe
 
 pytestmark = pytest.mark.redis
 

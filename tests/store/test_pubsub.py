@@ -12,9 +12,9 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from service.store._pipe import Address
-from service.store._pubsub import NAME, LeanPubSub
-from service.store._watcher import Watcher
+from tablestate.store._pipe import Address
+from tablestate.store._pubsub import NAME, LeanPubSub
+from tablestate.store._watcher import Watcher
 
 pytestmark = pytest.mark.redis
 

@@ -13,8 +13,8 @@ import redis.asyncio as aioredis
 from redis.crc import key_slot
 from redis_server import RedisHandle, find_redis_server, free_port, redis_server_process
 
-from service.store import Idempotency, NewEvent, RedisStore, StoreUnavailable, TableMeta
-from service.store.base import SPECTATORS
+from tablestate.store import Idempotency, NewEvent, RedisStore, StoreUnavailable, TableMeta
+from tablestate.store.base import SPECTATORS
 
 pytestmark = pytest.mark.redis
 

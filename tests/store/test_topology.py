@@ -10,10 +10,10 @@ import pytest
 import redis
 from support.replicas import RedisProcess
 
-from service.config import ConfigError, Settings
-from service.store.base import StoreUnavailable, TableMeta
-from service.store.redis import RedisStore
-from service.store.topology import SentinelAddress, parse_sentinel_url
+from tablestate.config import ConfigError, Settings
+from tablestate.store.base import StoreUnavailable, TableMeta
+from tablestate.store.redis import RedisStore
+from tablestate.store.topology import SentinelAddress, parse_sentinel_url
 
 pytestmark = pytest.mark.redis
 

@@ -28,16 +28,16 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.engine import Outcome, Rng, SetupContext, fairness
-from service.engine.replay import replay
-from service.plugins import camel, pascal
-from service.store.base import StoredEvent
-from service.store.memory import MemoryStore
-from service.tables import TableService
-from service.testing import Chooser, GameFacts, check_events, secret
 from support.games import facts, registry
 from support.rules import random_rules
 from support.server import Client, make_settings, serve, ws_init, ws_next
+from tablestate.engine import Outcome, Rng, SetupContext, fairness
+from tablestate.engine.replay import replay
+from tablestate.plugins import camel, pascal
+from tablestate.store.base import StoredEvent
+from tablestate.store.memory import MemoryStore
+from tablestate.tables import TableService
+from tablestate.testing import Chooser, GameFacts, check_events, secret
 
 GAME_INFO = """query($g: ID!) { game(id: $g) { minPlayers maxPlayers eventTypes
   houseRules { id conflictsWith minPlayers maxPlayers } } }"""
@@ -277,7 +277,7 @@ Choose = Callable[[Table, Any, int, list[Any], Any], Any]
 
 
 def choose(t: Table, state: Any, seat: int, moves: list[Any], rules: Any) -> Any:
-    """A human's move, as the case says (``service.testing.Chooser``)."""
+    """A human's move, as the case says (``tablestate.testing.Chooser``)."""
     return t.chooser(registry().games[t.game_id], t.facts, state, seat, moves, rules)
 
 

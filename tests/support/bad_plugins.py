@@ -5,10 +5,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+from tablestate import hookimpl
+from tablestate.engine import HouseRuleDef
 from tablestate_example import GAME
-
-from service import hookimpl
-from service.engine import HouseRuleDef
 
 
 def plugin(**hooks: Any) -> SimpleNamespace:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.engine import table as eng
+from tablestate.engine import table as eng
 
 
 def a_table(

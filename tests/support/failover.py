@@ -22,14 +22,14 @@ import httpx
 from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
-from service.config import Settings
-from service.engine.replay import replay
-from service.plugins import load
-from service.store.redis import RedisStore
-from service.tables import TableService
 from support.lucky import ADD_BOT, CREATE, JOIN, MOVE, START, TABLE, Seated
 from support.replicas import SECRET, Replica
 from support.server import Client, GraphQLFailed
+from tablestate.config import Settings
+from tablestate.engine.replay import replay
+from tablestate.plugins import load
+from tablestate.store.redis import RedisStore
+from tablestate.tables import TableService
 
 SUB = """subscription($t: ID!, $a: String) {
   tableEvents(tableId: $t, after: $a) { cursor version type seat } }"""

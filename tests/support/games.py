@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from service import plugins
-from service.engine import GameDef, RuleSet
-from service.testing import GameDriver, GameFacts, case_driver, facts_of
+from tablestate import plugins
+from tablestate.engine import GameDef, RuleSet
+from tablestate.testing import GameDriver, GameFacts, case_driver, facts_of
 
 
 @cache

@@ -33,7 +33,7 @@ class Replica:
         self._log = tempfile.TemporaryFile()
 
     def start(self, wait: bool = True) -> Replica:
-        cmd = [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)]
+        cmd = [sys.executable, "-m", "tablestate.cli", "serve", "--port", str(self.port)]
         self.proc = subprocess.Popen(cmd, env=self.env, stdout=self._log, stderr=self._log)
         if wait:
             self.wait_up()

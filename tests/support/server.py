@@ -15,11 +15,11 @@ import httpx
 import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 
-from service.app import create_app
-from service.config import Settings
-from service.plugins import Registry
-from service.server import options
-from service.store.base import StateStore
+from tablestate.app import create_app
+from tablestate.config import Settings
+from tablestate.plugins import Registry
+from tablestate.server import options
+from tablestate.store.base import StateStore
 
 
 def make_settings(**overrides: object) -> Settings:

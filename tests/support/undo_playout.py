@@ -8,10 +8,10 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from service.engine import Rejected, opening, undo
-from service.engine import table as eng
-from service.engine.game import GameDef, Outcome
-from service.plugins import Registry
+from tablestate.engine import Rejected, opening, undo
+from tablestate.engine import table as eng
+from tablestate.engine.game import GameDef, Outcome
+from tablestate.plugins import Registry
 
 AT = "2026-01-01T00:00:00.000Z"
 

@@ -92,7 +92,7 @@ async def test_full_games_and_atomic_commits_on_a_cluster(tmp_path):
                 )
                 assert {x.table_id for x in tables} <= {n["id"] for n in listed["tables"]["nodes"]}
         replay = subprocess.run(
-            [sys.executable, "-m", "service.cli", "replay", tables[0].table_id],
+            [sys.executable, "-m", "tablestate.cli", "replay", tables[0].table_id],
             env=env, capture_output=True, text=True, timeout=60,
         )  # fmt: skip
         assert replay.returncode == 0 and replay.stdout.startswith("MATCH"), (

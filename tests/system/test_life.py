@@ -79,7 +79,7 @@ async def test_a_clock_fires_once_elsewhere_when_its_replica_dies_and_the_game_r
             versions = sorted({e["version"] for e in stored})
             assert versions == list(range(1, versions[-1] + 1))
     out = subprocess.run(
-        [sys.executable, "-m", "service.cli", "replay", t.table_id],
+        [sys.executable, "-m", "tablestate.cli", "replay", t.table_id],
         capture_output=True,
         text=True,
         env=env,

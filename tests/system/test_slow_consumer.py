@@ -10,7 +10,7 @@ from support.lucky import ADD_BOT, CREATE, START
 from support.server import make_settings, serve, ws_init
 from websockets.asyncio.client import connect
 
-from service.store.redis import RedisStore
+from tablestate.store.redis import RedisStore
 
 # Each message repeats the table's whole history many times over: a few dozen events
 # then weigh megabytes, more than the socket buffers between server and client hold.

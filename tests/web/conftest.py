@@ -45,7 +45,7 @@ def artifacts() -> Path:
 
 @contextlib.contextmanager
 def serve(port: int, log_path: Path) -> Iterator[str]:
-    """``python -m service.cli serve`` on ``port`` (memory store) until the block ends; its
+    """``python -m tablestate.cli serve`` on ``port`` (memory store) until the block ends; its
     output is appended to ``log_path``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLESTATE_")}
     env.pop("REDIS_URL", None)
@@ -56,7 +56,16 @@ def serve(port: int, log_path: Path) -> Iterator[str]:
         PYTHONUNBUFFERED="1",
     )
     log = log_path.open("a")
-    cmd = [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tablestate.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

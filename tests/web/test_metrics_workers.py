@@ -47,7 +47,7 @@ def test_a_scrape_counts_both_workers(redis_url, redis_prefix, tmp_path):
         TABLESTATE_METRICS_DIR=str(tmp_path / "metrics"),
         TABLESTATE_LOG_LEVEL="warning",
     )
-    cmd = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "2"]
+    cmd = [sys.executable, "-m", "tablestate.cli", "serve", "--port", str(port), "--workers", "2"]
     log = (tmp_path / "server.log").open("w")
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from service import hookimpl
-from service.engine import GameDef
+from tablestate import hookimpl
+from tablestate.engine import GameDef
 from tablestate_bench import rules
 from tablestate_bench.schema import BenchCounterMoveInput, BenchCounterState
 

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from service.engine import Event, Move, Outcome, Rejected, Result, Rng, RuleSet, SetupContext
-from service.engine.bots import BotView
+from tablestate.engine import Event, Move, Outcome, Rejected, Result, Rng, RuleSet, SetupContext
+from tablestate.engine.bots import BotView
 
 PLAYED: Final = "number.played"
 

@@ -2,7 +2,7 @@
 
 import strawberry
 
-from service.engine.schema import GameState
+from tablestate.engine.schema import GameState
 
 
 @strawberry.type(description="Bench Counter as anyone sees it (nothing is hidden).")

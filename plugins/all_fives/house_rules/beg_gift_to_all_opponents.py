@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from plugins.all_fives.state import State
-from service import hookimpl
-from service.engine import HouseRuleDef
+from tablestate import hookimpl
+from tablestate.engine import HouseRuleDef
+from tablestate_all_fives.state import State
 
 RULE: Final = HouseRuleDef(
     id="all-fives/beg-gift-to-all-opponents",

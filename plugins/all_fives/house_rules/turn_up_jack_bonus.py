@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from plugins.all_fives import rules as r
-from plugins.all_fives.state import Award, State
-from service import hookimpl
-from service.engine import HouseRuleDef
+from tablestate import hookimpl
+from tablestate.engine import HouseRuleDef
+from tablestate_all_fives import rules as r
+from tablestate_all_fives.state import Award, State
 
 RULE: Final = HouseRuleDef(
     id="all-fives/turn-up-jack-bonus",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from plugins.five_by_five.rules import DIAGONALS, Line
-from service import hookimpl
-from service.engine import HouseRuleDef
+from tablestate import hookimpl
+from tablestate.engine import HouseRuleDef
+from tablestate_five_by_five.rules import DIAGONALS, Line
 
 RULE = HouseRuleDef(
     id="five-by-five/diagonal-lines",

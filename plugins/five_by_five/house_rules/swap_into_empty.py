@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from service import hookimpl
-from service.engine import HouseRuleDef
+from tablestate import hookimpl
+from tablestate.engine import HouseRuleDef
 
 RULE = HouseRuleDef(
     id="five-by-five/swap-into-empty",

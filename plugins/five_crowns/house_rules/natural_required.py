@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from plugins.five_crowns.rules import MeldLimits
-from service import hookimpl
-from service.engine import HouseRuleDef
+from tablestate import hookimpl
+from tablestate.engine import HouseRuleDef
+from tablestate_five_crowns.rules import MeldLimits
 
 RULE: Final = HouseRuleDef(
     id="five-crowns/natural-required",

@@ -14,9 +14,9 @@ from typing import Any
 import strawberry
 from strawberry.types.base import get_object_definition
 
-from service.api.context import Context
-from service.api.types import MovePayload, TableEvent, table_of
-from service.engine.rights import rights
+from tablestate.api.context import Context
+from tablestate.api.types import MovePayload, TableEvent, table_of
+from tablestate.engine.rights import rights
 
 Info = strawberry.Info[Context, None]
 DESCRIPTION = "Make a move as your seat."

@@ -15,8 +15,8 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
-from service.api.context import Context
-from service.api.types import (
+from tablestate.api.context import Context
+from tablestate.api.types import (
     BotLevel,
     CreateTablePayload,
     JoinTablePayload,
@@ -26,9 +26,9 @@ from service.api.types import (
     TableEvent,
     table_of,
 )
-from service.engine.rights import Credential, rights
-from service.errors import ApiError
-from service.tables import Loaded
+from tablestate.engine.rights import Credential, rights
+from tablestate.errors import ApiError
+from tablestate.tables import Loaded
 
 Info = strawberry.Info[Context, None]
 MAX_OPTIONS_BYTES = 16_384

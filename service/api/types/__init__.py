@@ -8,17 +8,17 @@
 - ``payloads``: the mutations' answers and ``LobbyEvent``.
 """
 
-from service.api.types.games import Game, HouseRule, Plugin
-from service.api.types.nodes import Node, PageInfo
-from service.api.types.payloads import (
+from tablestate.api.types.games import Game, HouseRule, Plugin
+from tablestate.api.types.nodes import Node, PageInfo
+from tablestate.api.types.payloads import (
     CreateTablePayload,
     JoinTablePayload,
     LobbyEvent,
     MovePayload,
     RematchPayload,
 )
-from service.api.types.seats import BotLevel, GameResult, Seat, SeatKind
-from service.api.types.tables import (
+from tablestate.api.types.seats import BotLevel, GameResult, Seat, SeatKind
+from tablestate.api.types.tables import (
     MAX_EVENTS,
     Table,
     TableConnection,
@@ -31,7 +31,7 @@ from service.api.types.tables import (
     table_of,
     visible_events,
 )
-from service.api.types.viewers import User, Viewer
+from tablestate.api.types.viewers import User, Viewer
 
 __all__ = [
     "MAX_EVENTS",

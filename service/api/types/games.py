@@ -6,14 +6,14 @@ No ``from __future__ import annotations`` here: Strawberry reads these annotatio
 import strawberry
 from strawberry.scalars import JSON
 
-from service.api.context import Context
-from service.api.types.nodes import Node
-from service.engine.game import HouseRuleDef
-from service.engine.lobby import EVENT_TYPES as SOCIAL_EVENT_TYPES
-from service.engine.options import table_schema
-from service.engine.schema import global_id
-from service.engine.table import CORE_EVENT_TYPES
-from service.plugins import PluginInfo, Registry
+from tablestate.api.context import Context
+from tablestate.api.types.nodes import Node
+from tablestate.engine.game import HouseRuleDef
+from tablestate.engine.lobby import EVENT_TYPES as SOCIAL_EVENT_TYPES
+from tablestate.engine.options import table_schema
+from tablestate.engine.schema import global_id
+from tablestate.engine.table import CORE_EVENT_TYPES
+from tablestate.plugins import PluginInfo, Registry
 
 Info = strawberry.Info[Context, None]
 

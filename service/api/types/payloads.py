@@ -5,9 +5,9 @@ No ``from __future__ import annotations`` here: Strawberry reads these annotatio
 
 import strawberry
 
-from service.api.context import Context
-from service.api.types.tables import Table, TableEvent, TableStatus
-from service.engine.rights import SPECTATOR
+from tablestate.api.context import Context
+from tablestate.api.types.tables import Table, TableEvent, TableStatus
+from tablestate.engine.rights import SPECTATOR
 
 Info = strawberry.Info[Context, None]
 

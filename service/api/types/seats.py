@@ -10,10 +10,10 @@ from typing import Any
 
 import strawberry
 
-from service.api.types.nodes import NODE_ID, Node
-from service.engine import clock
-from service.engine.bots import level_of
-from service.engine.schema import global_id
+from tablestate.api.types.nodes import NODE_ID, Node
+from tablestate.engine import clock
+from tablestate.engine.bots import level_of
+from tablestate.engine.schema import global_id
 
 
 @strawberry.enum(description="Who sits in a seat.")

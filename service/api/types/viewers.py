@@ -6,7 +6,7 @@ No ``from __future__ import annotations`` here: Strawberry reads these annotatio
 
 import strawberry
 
-from service.engine.schema import global_id
+from tablestate.engine.schema import global_id
 
 
 @strawberry.type(description="A signed-in user, as the JWT sent says.")

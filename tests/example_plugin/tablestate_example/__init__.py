@@ -3,8 +3,8 @@ house rules are plugins of their own, in ``house_rules/``."""
 
 from __future__ import annotations
 
-from service import hookimpl
-from service.engine import GameDef
+from tablestate import hookimpl
+from tablestate.engine import GameDef
 from tablestate_example.game import GAME
 from tablestate_example.state import State
 

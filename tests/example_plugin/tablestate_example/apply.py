@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from service.engine import Event, Move, Outcome, Rejected, Rng, RuleSet
+from tablestate.engine import Event, Move, Outcome, Rejected, Rng, RuleSet
 from tablestate_example.flow import end_turn
 from tablestate_example.rules import MAX_HAND, MAX_PASSES, PASS_RULE, rank
 from tablestate_example.state import State

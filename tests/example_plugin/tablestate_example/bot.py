@@ -4,8 +4,8 @@ alone (``BotView``: the other hands and the stock are guesses)."""
 
 from __future__ import annotations
 
-from service.engine import Move, Rng, RuleSet
-from service.engine.bots import BotView
+from tablestate.engine import Move, Rng, RuleSet
+from tablestate.engine.bots import BotView
 from tablestate_example.rules import rank
 from tablestate_example.state import State
 

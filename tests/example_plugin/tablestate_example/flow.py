@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from service.engine import Event
+from tablestate.engine import Event
 from tablestate_example.state import State
 
 

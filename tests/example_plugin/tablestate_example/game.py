@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from service.engine import GameDef, Move, Outcome, Result
+from tablestate.engine import GameDef, Move, Outcome, Result
 from tablestate_example import hookspecs
 from tablestate_example.apply import apply
 from tablestate_example.bot import bot, standing

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service import hookspec
+from tablestate import hookspec
 
 
 @hookspec(firstresult=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.engine import Move, RuleSet
+from tablestate.engine import Move, RuleSet
 from tablestate_example.rules import MAX_HAND, MAX_PASSES, PASS_RULE
 from tablestate_example.state import State
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from service.engine import Move
+from tablestate.engine import Move
 from tablestate_example.rules import DECK
 
 

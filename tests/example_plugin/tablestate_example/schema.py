@@ -3,7 +3,7 @@
 
 import strawberry
 
-from service.engine.schema import GameState
+from tablestate.engine.schema import GameState
 
 
 @strawberry.type(description="One player of Lucky Draw.")

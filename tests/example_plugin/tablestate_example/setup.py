@@ -3,7 +3,7 @@ player, hidden from the others."""
 
 from __future__ import annotations
 
-from service.engine import Event, SetupContext
+from tablestate.engine import Event, SetupContext
 from tablestate_example.rules import DECK
 from tablestate_example.state import State
 

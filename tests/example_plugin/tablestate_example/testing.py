@@ -1,4 +1,4 @@
-"""What Tablestate's shared tests need to know of Lucky Draw (``service.testing.GameFacts``):
+"""What Tablestate's shared tests need to know of Lucky Draw (``tablestate.testing.GameFacts``):
 its cards, who may see each, and the games they play. Pure, like the rules."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from service.engine import Event, Move, RuleSet
-from service.testing import GameFacts
+from tablestate.engine import Event, Move, RuleSet
+from tablestate.testing import GameFacts
 from tablestate_example.rules import DECK, hidden
 from tablestate_example.state import State
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from service.engine import Rng
+from tablestate.engine import Rng
 from tablestate_example.state import State
 
 

@@ -1,5 +1,5 @@
 """Helpers of the All Fives tests: rule sets, stacked deals, moves. The invariants every
-game keeps are checked by the shared harness (``plugins.all_fives.testing`` tells it what
+game keeps are checked by the shared harness (``tablestate_all_fives.testing`` tells it what
 All Fives' cards are and who may see them)."""
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ from typing import Any
 from support.games import registry
 from support.games import ruleset as game_ruleset
 
-from plugins.all_fives import rules as r
-from plugins.all_fives.game import GAME
-from plugins.all_fives.testing import (
+from tablestate.engine import Event, RuleSet
+from tablestate.testing import FixedRng, GameDriver, check_conserved
+from tablestate_all_fives import rules as r
+from tablestate_all_fives.game import GAME
+from tablestate_all_fives.testing import (
     ALL_RULES,
     BUNCH,
     DISCARD_SIX,
@@ -25,8 +27,6 @@ from plugins.all_fives.testing import (
     PARTNERS,
     PEG_OUT,
 )
-from service.engine import Event, RuleSet
-from service.testing import FixedRng, GameDriver, check_conserved
 
 __all__ = [
     "ALL_RULES",

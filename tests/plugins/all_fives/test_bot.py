@@ -8,11 +8,11 @@ from dataclasses import replace
 
 import pytest
 
-from plugins.all_fives.bot import standing
-from plugins.all_fives.game import GAME
-from plugins.all_fives.state import BUNCH, DISCARD, GAME_OVER, GIVE_OR_RUN, PLAY, STAND_OR_BEG
-from service.engine import Rng, RuleSet
-from service.engine.bots import NORMAL, choose
+from tablestate.engine import Rng, RuleSet
+from tablestate.engine.bots import NORMAL, choose
+from tablestate_all_fives.bot import standing
+from tablestate_all_fives.game import GAME
+from tablestate_all_fives.state import BUNCH, DISCARD, GAME_OVER, GIVE_OR_RUN, PLAY, STAND_OR_BEG
 
 from .support import BUNCH as BUNCH_RULE
 from .support import DISCARD_SIX, PARTNERS, driver

@@ -10,10 +10,10 @@ from itertools import pairwise
 
 import pytest
 
-from plugins.all_fives import rules as r
-from plugins.all_fives.game import GAME
-from plugins.all_fives.state import GAME_OVER, PLAY
-from service.testing import GameDriver
+from tablestate.testing import GameDriver
+from tablestate_all_fives import rules as r
+from tablestate_all_fives.game import GAME
+from tablestate_all_fives.state import GAME_OVER, PLAY
 
 from .support import GIFT_ALL, JACK_BONUS, PARTNERS, PEG_OUT, driver, ruleset, types
 

@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from plugins.all_fives import rules as r
-from plugins.all_fives.game import GAME
-from plugins.all_fives.presets import traditional
-from plugins.all_fives.state import DISCARD, GAME_OVER, GIVE_OR_RUN, PLAY, STAND_OR_BEG
-from service.engine import Outcome, Rejected, Rng, RuleSet
-from service.testing import FixedRng, GameDriver
+from tablestate.engine import Outcome, Rejected, Rng, RuleSet
+from tablestate.testing import FixedRng, GameDriver
+from tablestate_all_fives import rules as r
+from tablestate_all_fives.game import GAME
+from tablestate_all_fives.presets import traditional
+from tablestate_all_fives.state import DISCARD, GAME_OVER, GIVE_OR_RUN, PLAY, STAND_OR_BEG
 
 from .support import (
     ALL_RULES,

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from plugins.all_fives import hookspecs
-from plugins.all_fives.game import GAME
-from plugins.all_fives.state import BUNCH as BUNCH_PHASE
-from plugins.all_fives.state import DISCARD, GAME_OVER, PLAY
-from service.testing import GameDriver
+from tablestate.testing import GameDriver
+from tablestate_all_fives import hookspecs
+from tablestate_all_fives.game import GAME
+from tablestate_all_fives.state import BUNCH as BUNCH_PHASE
+from tablestate_all_fives.state import DISCARD, GAME_OVER, PLAY
 
 from .support import (
     BUNCH,

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import random
 
-from plugins.all_fives.game import GAME
-from plugins.all_fives.testing import FAST
-from service.engine import Rng
-from service.engine.bots import NORMAL, choose
-from service.testing import GameDriver
+from tablestate.engine import Rng
+from tablestate.engine.bots import NORMAL, choose
+from tablestate.testing import GameDriver
+from tablestate_all_fives.game import GAME
+from tablestate_all_fives.testing import FAST
 
 
 def test_bots_beat_random_play():

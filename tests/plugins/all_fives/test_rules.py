@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from plugins.all_fives import rules as r
-from plugins.all_fives.house_rules.high_low_jack_game import deal_awards
-from plugins.all_fives.state import Award
+from tablestate_all_fives import rules as r
+from tablestate_all_fives.house_rules.high_low_jack_game import deal_awards
+from tablestate_all_fives.state import Award
 
 from .support import PARTNERS, driver
 

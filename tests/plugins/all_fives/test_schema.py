@@ -10,8 +10,10 @@ import pytest
 import strawberry
 from strawberry.types.base import get_object_definition
 
-from plugins.all_fives.game import GAME
-from plugins.all_fives.schema import (
+from tablestate.engine.schema import GameState, from_view
+from tablestate.testing import GameDriver
+from tablestate_all_fives.game import GAME
+from tablestate_all_fives.schema import (
     AllFivesCardInput,
     AllFivesMoveInput,
     AllFivesPhase,
@@ -20,8 +22,6 @@ from plugins.all_fives.schema import (
     AllFivesState,
     AllFivesTrick,
 )
-from service.engine.schema import GameState, from_view
-from service.testing import GameDriver
 
 from .support import BUNCH, DISCARD_SIX, GIFT_ALL, HLJG, PARTNERS, PEG_OUT, ruleset
 

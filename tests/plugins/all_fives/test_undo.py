@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from support.undo_playout import playout
 
-from plugins.all_fives.game import GAME, undoable
-from plugins.all_fives.state import DISCARD, PLAY
-from service.engine import Move, Outcome
-from service.testing import GameDriver
+from tablestate.engine import Move, Outcome
+from tablestate.testing import GameDriver
+from tablestate_all_fives.game import GAME, undoable
+from tablestate_all_fives.state import DISCARD, PLAY
 
 from .support import BUNCH, DISCARD_SIX, driver, registry
 

@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from plugins.all_fives import rules as r
-from plugins.all_fives.game import GAME
-from plugins.all_fives.state import decode, encode
-from plugins.all_fives.views import _deal_around_voids, _dealt_by_matching, _dealt_in_order
-from service.engine import Rng
+from tablestate.engine import Rng
+from tablestate_all_fives import rules as r
+from tablestate_all_fives.game import GAME
+from tablestate_all_fives.state import decode, encode
+from tablestate_all_fives.views import _deal_around_voids, _dealt_by_matching, _dealt_in_order
 
 from .support import MAY_TRUMP, driver, play_all
 

@@ -1,5 +1,5 @@
 """Shared helpers of the Five by Five tests: boards from text, rule sets. The invariants
-every game keeps are checked by the shared harness (``plugins.five_by_five.testing`` tells
+every game keeps are checked by the shared harness (``tablestate_five_by_five.testing`` tells
 it what Five by Five's dice and cards are and who may see them)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 from support.games import registry
 from support.games import ruleset as game_ruleset
 
-from plugins.five_by_five.testing import FACTS, RULES
-from service.engine import RuleSet
-from service.testing import GameDriver, check_conserved
+from tablestate.engine import RuleSet
+from tablestate.testing import GameDriver, check_conserved
+from tablestate_five_by_five.testing import FACTS, RULES
 
 __all__ = ["RULE_MODULES", "registry"]
 

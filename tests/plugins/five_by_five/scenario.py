@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from plugins.five_by_five.game import GAME
-from plugins.five_by_five.rules import COLORS, DICE_PER_COLOR
-from plugins.five_by_five.state import sort_actions, sort_objectives
-from service.testing import FixedRng, GameDriver
+from tablestate.testing import FixedRng, GameDriver
+from tablestate_five_by_five.game import GAME
+from tablestate_five_by_five.rules import COLORS, DICE_PER_COLOR
+from tablestate_five_by_five.state import sort_actions, sort_objectives
 
 from .helpers import board, ruleset
 

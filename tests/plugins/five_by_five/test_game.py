@@ -8,12 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from plugins.five_by_five import flow
-from plugins.five_by_five.game import GAME
-from plugins.five_by_five.rules import ACTION_COUNTS, REGULAR_IDS
-from plugins.five_by_five.state import ACTED, FINAL, OVER, PLACE, REFILL, TURN, Player
-from service.engine import Outcome, Rejected
-from service.testing import FixedRng, GameDriver, MoveRefused
+from tablestate.engine import Outcome, Rejected
+from tablestate.testing import FixedRng, GameDriver, MoveRefused
+from tablestate_five_by_five import flow
+from tablestate_five_by_five.game import GAME
+from tablestate_five_by_five.rules import ACTION_COUNTS, REGULAR_IDS
+from tablestate_five_by_five.state import ACTED, FINAL, OVER, PLACE, REFILL, TURN, Player
 
 from .helpers import check_conservation, ruleset, sq
 from .scenario import EMPTY_BOARD, arrange, driver, types

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from plugins.five_by_five import hookspecs
-from plugins.five_by_five.game import GAME
-from plugins.five_by_five.rules import DIAGONALS, LINES
-from plugins.five_by_five.state import ACTED, FINAL, REFILL, TURN
-from service.engine import Outcome, Rejected, RuleSet
-from service.plugins import load
-from service.testing import FixedRng, GameDriver
+from tablestate.engine import Outcome, Rejected, RuleSet
+from tablestate.plugins import load
+from tablestate.testing import FixedRng, GameDriver
+from tablestate_five_by_five import hookspecs
+from tablestate_five_by_five.game import GAME
+from tablestate_five_by_five.rules import DIAGONALS, LINES
+from tablestate_five_by_five.state import ACTED, FINAL, REFILL, TURN
 
 from .helpers import RULE_MODULES, sq
 from .scenario import EMPTY_BOARD, arrange, driver, types
@@ -265,7 +265,7 @@ def test_hook_five_by_five_finish_round() -> None:
 
 
 def edge_ruleset(*rules: str) -> RuleSet:
-    import plugins.five_by_five as game_plugin
+    import tablestate_five_by_five as game_plugin
 
     from . import edge_rule
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from plugins.five_by_five.rules import (
+from tablestate_five_by_five.rules import (
     DEFAULT_POINTS,
     DIAGONALS,
     LINES,

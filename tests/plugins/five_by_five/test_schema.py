@@ -15,11 +15,11 @@ from strawberry.scalars import JSON
 from strawberry.types.base import get_object_definition
 from strawberry.utils.str_converters import to_camel_case
 
-from plugins.five_by_five import schema as s
-from plugins.five_by_five.game import GAME
-from plugins.five_by_five.moves import MOVE_KINDS
-from service.engine.schema import GameState, from_view
-from service.testing import GameDriver
+from tablestate.engine.schema import GameState, from_view
+from tablestate.testing import GameDriver
+from tablestate_five_by_five import schema as s
+from tablestate_five_by_five.game import GAME
+from tablestate_five_by_five.moves import MOVE_KINDS
 
 from .helpers import ruleset, sq
 from .scenario import arrange, driver

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from support.undo_playout import playout
 
-from plugins.five_by_five.game import GAME, undoable
-from service.engine import Event, Outcome
-from service.plugins import load
+from tablestate.engine import Event, Outcome
+from tablestate.plugins import load
+from tablestate_five_by_five.game import GAME, undoable
 
 SQ = {"row": 0, "col": 0}
 

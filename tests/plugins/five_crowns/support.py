@@ -1,5 +1,5 @@
 """Helpers of the Five Crowns tests: rule sets, stacked decks, moves as JSON. The
-invariants every game keeps are checked by the shared harness (``plugins.five_crowns.testing``
+invariants every game keeps are checked by the shared harness (``tablestate_five_crowns.testing``
 tells it what Five Crowns' cards are and who may see them)."""
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from typing import Any
 from support.games import registry
 from support.games import ruleset as game_ruleset
 
-from plugins.five_crowns import rules
-from plugins.five_crowns.game import GAME
-from plugins.five_crowns.testing import (
+from tablestate.engine.ruleset import RuleSet
+from tablestate.testing import FixedRng, GameDriver
+from tablestate_five_crowns import rules
+from tablestate_five_crowns.game import GAME
+from tablestate_five_crowns.testing import (
     DECLARE,
     LAY_OFF,
     NATURAL,
@@ -22,8 +24,6 @@ from plugins.five_crowns.testing import (
     SINGLE_DECK,
     WHOLE_DISCARD,
 )
-from service.engine.ruleset import RuleSet
-from service.testing import FixedRng, GameDriver
 
 __all__ = [
     "DECLARE",

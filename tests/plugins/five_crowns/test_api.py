@@ -10,7 +10,7 @@ from typing import Any
 
 from support.api_play import Table, choose, play_through, server
 
-from plugins.five_crowns.state import State
+from tablestate_five_crowns.state import State
 
 STOCK = {"draw": {"source": "STOCK"}}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from support.server import Client, make_settings, serve
 
-from service.plugins import load
+from tablestate.plugins import load
 
 CREATE = """mutation($o: JSON) { createTable(gameId: "five-crowns", options: $o, seats: 2) {
   hostToken table { id } } }"""

@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from plugins.five_crowns import rules
-from plugins.five_crowns.rules import MeldLimits
-from plugins.five_crowns.state import State, TableMeld
-from service.engine.game import Event, Rejected
-from service.testing import FixedRng, GameDriver
+from tablestate.engine.game import Event, Rejected
+from tablestate.testing import FixedRng, GameDriver
+from tablestate_five_crowns import rules
+from tablestate_five_crowns.rules import MeldLimits
+from tablestate_five_crowns.state import State, TableMeld
 
 from .support import (
     DECLARE,

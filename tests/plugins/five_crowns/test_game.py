@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from plugins.five_crowns import rules
-from plugins.five_crowns.game import GAME, OPTIONS
-from plugins.five_crowns.state import TableMeld
-from service.engine.bots import NORMAL, choose
-from service.engine.game import Outcome, Rejected
-from service.engine.options import OptionError, resolve
-from service.testing import FixedRng, MoveRefused
+from tablestate.engine.bots import NORMAL, choose
+from tablestate.engine.game import Outcome, Rejected
+from tablestate.engine.options import OptionError, resolve
+from tablestate.testing import FixedRng, MoveRefused
+from tablestate_five_crowns import rules
+from tablestate_five_crowns.game import GAME, OPTIONS
+from tablestate_five_crowns.state import TableMeld
 
 from .support import (
     DECLARE,

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from plugins.five_crowns import hookspecs, rules
-from plugins.five_crowns._house import house
-from plugins.five_crowns.rules import MeldLimits
-from service.engine.game import Outcome, Rejected
+from tablestate.engine.game import Outcome, Rejected
+from tablestate_five_crowns import hookspecs, rules
+from tablestate_five_crowns._house import house
+from tablestate_five_crowns.rules import MeldLimits
 
 from .support import (
     DECLARE,
@@ -80,7 +80,7 @@ def test_every_hook_has_a_test(name: str) -> None:
 
 @pytest.mark.parametrize("module", RULE_MODULES)
 def test_every_house_rule_acts_through_a_hook(module: str) -> None:
-    plugin = importlib.import_module(f"plugins.five_crowns.house_rules.{module}")
+    plugin = importlib.import_module(f"tablestate_five_crowns.house_rules.{module}")
     assert any(hasattr(plugin, name) for name in HOOKS)
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from support.games import driver
 
-from plugins.five_crowns.testing import FACTS
-from service.testing import play_checked
+from tablestate.testing import play_checked
+from tablestate_five_crowns.testing import FACTS
 
 
 def test_tie_break_playoff_reached():

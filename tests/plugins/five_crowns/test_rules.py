@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from plugins.five_crowns import rules
-from plugins.five_crowns.rules import MeldLimits
+from tablestate_five_crowns import rules
+from tablestate_five_crowns.rules import MeldLimits
 
 from .reference import (
     RANKS,
@@ -500,7 +500,7 @@ def test_hard_hands_are_solved_in_few_states(hand):
     for every rule set, explores a bounded number of states (about 1,000 at most today; an
     exponential search would make millions). Its time is ``bench/five_crowns_meld.py``'s:
     a timing is never a test's assertion."""
-    from plugins.five_crowns import _solver
+    from tablestate_five_crowns import _solver
 
     for limits in (MeldLimits(), NAT, RATIO):
         solver = _solver.solver(limits)
@@ -519,7 +519,7 @@ def test_hard_hands_are_solved_in_few_states(hand):
 def test_random_round_eleven_turns_are_solved_in_few_states():
     """Ordinary round-11 turns explore a few hundred states at most (231 over these 300
     hands today); the time they take is ``bench/five_crowns_meld.py``'s."""
-    from plugins.five_crowns import _solver
+    from tablestate_five_crowns import _solver
 
     solver = _solver.solver(MeldLimits())
     rng = random.Random(5)

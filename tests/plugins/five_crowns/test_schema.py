@@ -12,11 +12,11 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.utils.str_converters import to_camel_case
 
-from plugins.five_crowns import schema as fc_schema
-from plugins.five_crowns.game import GAME
-from plugins.five_crowns.schema import FiveCrownsMoveInput, FiveCrownsState
-from service.engine.bots import NORMAL, choose
-from service.engine.schema import from_view
+from tablestate.engine.bots import NORMAL, choose
+from tablestate.engine.schema import from_view
+from tablestate_five_crowns import schema as fc_schema
+from tablestate_five_crowns.game import GAME
+from tablestate_five_crowns.schema import FiveCrownsMoveInput, FiveCrownsState
 
 from .support import LAY_OFF, driver
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from support.undo_playout import playout
 
-from plugins.five_crowns.game import GAME
-from service.engine.game import Outcome
+from tablestate.engine.game import Outcome
+from tablestate_five_crowns.game import GAME
 
 from .support import LAY_OFF, discard, draw, go_out, lay_off, registry, start
 

@@ -14,9 +14,9 @@ from graphql import parse
 from support.lucky import MOVE, TABLE, Seated, open_table
 from support.server import Client, make_settings, serve, ws_init, ws_next
 
-from service.api.plans import SLOW as _SLOW
-from service.api.plans import Plan, plan_of
-from service.api.schema import build_schema
+from tablestate.api.plans import SLOW as _SLOW
+from tablestate.api.plans import Plan, plan_of
+from tablestate.api.schema import build_schema
 
 MOVES = [
     (MOVE, None),
@@ -174,7 +174,7 @@ async def _until_finished(conn) -> list[dict[str, Any]]:
 async def test_live_events_alike_for_every_viewer(client: Client, monkeypatch):
     """Every viewer's live events, from the executor and from the direct path, whose
     subscriptions take them where they are delivered (the hub's sink)."""
-    from service.hub import Hub
+    from tablestate.hub import Hub
 
     taken: list[bool] = []
     sink = Hub._sink
@@ -240,8 +240,8 @@ def test_which_documents_run_directly(registry):
 def test_coerced_arguments_are_kept_by_value_and_type(registry):
     """Plain variables' coercion is kept per plan; a value equal to another of another type
     (True == 1) is coerced on its own, and refused as the executor would refuse it."""
-    from service.api.checks import Checks
-    from service.api.direct import Direct
+    from tablestate.api.checks import Checks
+    from tablestate.api.direct import Direct
 
     schema = build_schema(registry)
     checks = next(e for e in schema.extensions if isinstance(e, type) and issubclass(e, Checks))
@@ -370,7 +370,7 @@ async def test_a_new_document_that_fails_a_check_is_refused_alike(client: Client
 
 
 def test_the_direct_path_checks_by_the_slow_paths_rules(registry, monkeypatch):
-    from service.api.checks import Checks
+    from tablestate.api.checks import Checks
 
     schema = build_schema(registry)
     checks = next(e for e in schema.extensions if isinstance(e, type) and issubclass(e, Checks))
@@ -389,7 +389,7 @@ def test_the_direct_path_checks_by_the_slow_paths_rules(registry, monkeypatch):
 async def test_an_operation_starts_where_its_message_is_read(client: Client, monkeypatch):
     """A ``subscribe`` read while the message loop waits starts its operation there (no
     queue, no loop step); the answers are the loop's, as a message it leaves shows."""
-    from service.api.sockets import TransportWS
+    from tablestate.api.sockets import TransportWS
 
     taken: list[bool] = []
     take = TransportWS.take_now

@@ -11,10 +11,10 @@ from graphql import ExecutionResult
 from support.lucky import TABLE, open_table, play_out
 from support.server import Client, ws_init, ws_next
 
-from service.api import fanout
-from service.api.types import TableEvent
-from service.hub import Delivery
-from service.store.base import StoredEvent
+from tablestate.api import fanout
+from tablestate.api.types import TableEvent
+from tablestate.hub import Delivery
+from tablestate.store.base import StoredEvent
 
 SUB = """subscription($t: ID!, $a: String) {
   tableEvents(tableId: $t, after: $a) { cursor version type seat data }

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from support.server import Client
 
-from service.plugins import camel, load
+from tablestate.plugins import camel, load
 
 # Options that keep a full game short enough for the test suite.
 SHORT: dict[str, dict[str, Any]] = {

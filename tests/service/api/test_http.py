@@ -21,7 +21,7 @@ from support.lucky import (
 )
 from support.server import Client, make_settings, serve
 
-from service.engine.fairness import verify
+from tablestate.engine.fairness import verify
 
 
 async def test_games_and_game(client: Client):

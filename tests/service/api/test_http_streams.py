@@ -13,7 +13,7 @@ from support.lucky import ADD_BOT, CREATE, START, open_table, play_out
 from support.server import make_settings, overflowed, serve, subscribed
 from support.streams import MULTIPART, SSE, subscribe
 
-from service.store.memory import MemoryStore
+from tablestate.store.memory import MemoryStore
 
 KINDS = [pytest.param(SSE, id="graphql-sse"), pytest.param(MULTIPART, id="multipart")]
 KICK = "mutation($t: ID!, $s: Int!) { kickSeat(tableId: $t, seat: $s) { version } }"

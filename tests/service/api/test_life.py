@@ -15,7 +15,7 @@ import pytest
 from support.lucky import CREATE, JOIN, MOVE, START, Seated, open_table, play_out
 from support.server import Client, make_settings, serve
 
-from service import plugins
+from tablestate import plugins
 
 T0 = 1_900_000_000.0
 

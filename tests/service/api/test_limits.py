@@ -12,7 +12,7 @@ from support.server import make_settings, serve, ws_init, ws_next
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from service.store.redis import RedisStore
+from tablestate.store.redis import RedisStore
 
 SUB = "subscription($t: ID!) { tableEvents(tableId: $t) { cursor } }"
 

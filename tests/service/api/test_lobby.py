@@ -223,7 +223,7 @@ async def test_lobby_events_of_one_game(client: Client):
 
 @pytest.mark.redis
 async def test_lobby_events_cross_replicas(registry, redis_url, redis_prefix):
-    from service.store.redis import RedisStore
+    from tablestate.store.redis import RedisStore
 
     stores = [RedisStore.from_url(redis_url, prefix=redis_prefix) for _ in range(2)]
     try:

@@ -68,7 +68,7 @@ async def test_an_empty_seat_is_never_connected_and_a_bot_always(client: Client)
 
 @pytest.mark.redis
 async def test_presence_is_shared_by_replicas(registry, redis_url, redis_prefix):
-    from service.store.redis import RedisStore
+    from tablestate.store.redis import RedisStore
 
     stores = [RedisStore.from_url(redis_url, prefix=redis_prefix) for _ in range(2)]
     try:

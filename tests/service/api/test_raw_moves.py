@@ -6,7 +6,7 @@ import enum
 
 import strawberry
 
-from service.api.resolvers.moves import plain_input
+from tablestate.api.resolvers.moves import plain_input
 
 
 def test_raw_move_arguments_read_like_strawberrys():

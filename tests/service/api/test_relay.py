@@ -11,8 +11,8 @@ import strawberry
 from support.lucky import CREATE, open_table, play_out
 from support.server import make_settings, serve
 
-from service.engine.schema import GameState
-from service.store.memory import MemoryStore
+from tablestate.engine.schema import GameState
+from tablestate.store.memory import MemoryStore
 
 IDS = """query($t: ID!) {
   game(id: "lucky-draw") { id houseRules { id } }
@@ -137,7 +137,7 @@ async def test_events_connection_pages_forward_and_from_the_end(registry):
 async def test_tables_connection_has_edges_with_their_own_cursors(registry, kind, request):
     store = MemoryStore()
     if kind == "redis":
-        from service.store.redis import RedisStore
+        from tablestate.store.redis import RedisStore
 
         url, prefix = request.getfixturevalue("redis_url"), request.getfixturevalue("redis_prefix")
         store = RedisStore.from_url(url, prefix=prefix)

@@ -8,11 +8,11 @@ import random
 
 from support.lucky import MOVE, TABLE, open_table
 from support.server import Client, make_settings, serve, ws_init, ws_next
-from tablestate_example.rules import hidden
 
-from service.engine.table import Table
-from service.store.memory import MemoryStore
-from service.tables import TableService
+from tablestate.engine.table import Table
+from tablestate.store.memory import MemoryStore
+from tablestate.tables import TableService
+from tablestate_example.rules import hidden
 
 SUB = "subscription($t: ID!) { tableEvents(tableId: $t) { cursor type seat data } }"
 

@@ -12,9 +12,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from support.lucky import MOVE, TABLE, open_table
 from support.server import make_settings, serve
 
-from service import tracing
-from service.config import ConfigError, Settings
-from service.store.memory import MemoryStore
+from tablestate import tracing
+from tablestate.config import ConfigError, Settings
+from tablestate.store.memory import MemoryStore
 
 ROOT = Path(__file__).resolve().parents[3]
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -57,8 +57,8 @@ def test_tracing_off_imports_nothing_of_opentelemetry():
     code = """
 import sys
 from starlette.testclient import TestClient
-from service.app import create_app
-from service.config import Settings
+from tablestate.app import create_app
+from tablestate.config import Settings
 with TestClient(create_app(Settings(secret=b"x"))) as client:
     made = client.post("/graphql", json={"query": 'mutation { createTable(gameId: "lucky-draw", seats: 2) { table { id } } }'})
     assert "errors" not in made.json(), made.json()

@@ -8,10 +8,9 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from tablestate_example import GAME
 
-from service.engine import Rng
-from service.engine.bots import (
+from tablestate.engine import Rng
+from tablestate.engine.bots import (
     LEVELS,
     STRONG,
     BotView,
@@ -23,8 +22,9 @@ from service.engine.bots import (
     strong,
     view_for,
 )
-from service.plugins import load
-from service.testing import GameDriver
+from tablestate.plugins import load
+from tablestate.testing import GameDriver
+from tablestate_example import GAME
 
 REG = load()
 

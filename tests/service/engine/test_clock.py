@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from support.engine import a_table
 
-from service.engine import clock
-from service.engine import table as eng
+from tablestate.engine import clock
+from tablestate.engine import table as eng
 
 T = 1000.0
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from service.engine.evolve import evolve
-from service.engine.table import BOT, Seat, Table
-from service.tables.commit import Change
+from tablestate.engine.evolve import evolve
+from tablestate.engine.table import BOT, Seat, Table
+from tablestate.tables.commit import Change
 
 
 @dataclass(frozen=True, slots=True)

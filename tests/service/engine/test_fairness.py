@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from service.engine import fairness
+from tablestate.engine import fairness
 
 
 def test_commitment_and_verify():

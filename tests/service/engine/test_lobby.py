@@ -1,4 +1,4 @@
-"""The pure lobby operations and rematch tables of ``service.engine.lobby``, and chat text."""
+"""The pure lobby operations and rematch tables of ``tablestate.engine.lobby``, and chat text."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from tablestate_example import GAME
 
-from service.engine import Rejected, chat, lobby, opening
-from service.engine import table as eng
-from service.plugins import load
+from tablestate.engine import Rejected, chat, lobby, opening
+from tablestate.engine import table as eng
+from tablestate.plugins import load
+from tablestate_example import GAME
 
 REG = load()
 NOW = "2026-01-01T00:00:00.000Z"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.engine.options import CORE_OPTIONS, OptionError, resolve, table_schema
-from service.plugins import load
+from tablestate.engine.options import CORE_OPTIONS, OptionError, resolve, table_schema
+from tablestate.plugins import load
 
 SCHEMA = {
     "type": "object",
@@ -92,7 +92,7 @@ def test_a_refusal_names_the_option_and_the_keyword(given, keyword):
 
 
 def test_a_game_with_an_invalid_option_schema_stops_start_up():
-    from service.engine.options import check_schema
+    from tablestate.engine.options import check_schema
 
     with pytest.raises(OptionError):
         check_schema({"type": "object", "properties": {"x": {"type": "integr", "default": 1}}})

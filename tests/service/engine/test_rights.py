@@ -9,11 +9,11 @@ from dataclasses import replace
 
 import pytest
 
-from service.engine import lobby, opening, seating
-from service.engine import table as eng
-from service.engine.clock import time_out
-from service.engine.game import Rejected
-from service.engine.rights import (
+from tablestate.engine import lobby, opening, seating
+from tablestate.engine import table as eng
+from tablestate.engine.clock import time_out
+from tablestate.engine.game import Rejected
+from tablestate.engine.rights import (
     ANYONE,
     ELSEWHERE,
     HELD,

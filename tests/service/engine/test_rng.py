@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from service.engine.rng import Rng
+from tablestate.engine.rng import Rng
 
 
 def _below(seed: bytes, step: int, n: int) -> int:

@@ -4,7 +4,7 @@ import enum
 
 import strawberry
 
-from service.engine.schema import GameState, from_view
+from tablestate.engine.schema import GameState, from_view
 
 
 @strawberry.enum

@@ -6,8 +6,8 @@ from typing import Any
 
 from support.engine import a_table
 
-from service.engine import Rejected, seating
-from service.engine import table as eng
+from tablestate.engine import Rejected, seating
+from tablestate.engine import table as eng
 
 T = 500.0
 

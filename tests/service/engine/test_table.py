@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tablestate_example import GAME
 
-from service.engine import Rejected, opening
-from service.engine import table as eng
-from service.engine.bots import level_of
-from service.plugins import load
+from tablestate.engine import Rejected, opening
+from tablestate.engine import table as eng
+from tablestate.engine.bots import level_of
+from tablestate.plugins import load
+from tablestate_example import GAME
 
 REG = load()
 

@@ -6,13 +6,13 @@ from dataclasses import replace
 from typing import Any
 
 from support.engine import a_table
-from tablestate_example import GAME
 
-from service.engine import Outcome, Rejected, fairness, undo
-from service.engine import table as eng
-from service.engine.game import Event
-from service.engine.replay import replay
-from service.plugins import load
+from tablestate.engine import Outcome, Rejected, fairness, undo
+from tablestate.engine import table as eng
+from tablestate.engine.game import Event
+from tablestate.engine.replay import replay
+from tablestate.plugins import load
+from tablestate_example import GAME
 
 REG = load()
 

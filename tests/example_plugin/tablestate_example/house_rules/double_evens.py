@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from service import hookimpl
-from service.engine import HouseRuleDef
+from tablestate import hookimpl
+from tablestate.engine import HouseRuleDef
 
 RULE: Final = HouseRuleDef(
     id="lucky-draw/double-evens",
