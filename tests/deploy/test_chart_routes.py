@@ -135,7 +135,7 @@ def ways_in(tool, tmp_path_factory) -> Iterator[dict[str, str]]:
     started: list[Process] = []
     try:
         replica = Process(
-            [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port",
+            [sys.executable, "-m", "tablestate.cli", "serve", "--host", "127.0.0.1", "--port",
              str(upstream)],
             env={**env, "TABLESTATE_LOG_LEVEL": "warning"},
         )  # fmt: skip
