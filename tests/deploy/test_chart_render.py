@@ -303,13 +303,16 @@ def test_every_option_on_with_the_bundled_redis(helm, full):
     spec = ingress["spec"]
     assert spec["ingressClassName"] == "nginx"
     assert spec["tls"] == [{"hosts": ["tablestate.example.com"], "secretName": "ts-tls"}]
-    (path,) = spec["rules"][0]["http"]["paths"]
-    assert path["backend"] == {"service": {"name": FULLNAME, "port": {"name": "http"}}}
+    (rule,) = spec["rules"]
+    assert rule["host"] == "tablestate.example.com"
+    for path in rule["http"]["paths"]:
+        assert path["backend"] == {"service": {"name": FULLNAME, "port": {"name": "http"}}}
 
     route = r.get("HTTPRoute")["spec"]
     assert route["parentRefs"] == [{"name": "gateway"}]
     assert route["hostnames"] == ["tablestate.example.com"]
-    assert route["rules"][0]["backendRefs"] == [{"name": FULLNAME, "port": 80}]
+    for route_rule in route["rules"]:
+        assert route_rule["backendRefs"] == [{"name": FULLNAME, "port": 80}]
 
     monitor = r.get("ServiceMonitor")["spec"]
     assert monitor["endpoints"] == [
@@ -469,3 +472,173 @@ def test_notes_tell_how_to_reach_it(helm):
     assert f"port-forward service/{FULLNAME} 8080:80" in notes
     assert "NO PERSISTENCE" in notes
     assert f"helm test {RELEASE}" in notes
+
+
+# --- Routes: what the Ingress and the HTTPRoute let in from outside the cluster -----------
+
+WEB = REPO / "web"
+# In web/ but not files of the page: the npm manifests (the page itself is served at /).
+WEB_NOT_SERVED = {"index.html", "package.json", "package-lock.json"}
+# Left out of the image by deploy/Dockerfile.dockerignore.
+WEB_NOT_SHIPPED = {"node_modules", "test", "tests"}
+# What no route takes: the scrape and the kubelet's readiness probe stay inside the
+# cluster, and the npm manifest is no file of the page.
+NOT_ROUTED = ("/metrics", "/metrics/", "/readyz", "/package.json")
+
+
+def page_files() -> list[str]:
+    """The request path of every file the web client loads (its code, styles, vendored
+    libraries), as the image ships them."""
+    found = []
+    for file in WEB.rglob("*"):
+        rel = file.relative_to(WEB)
+        if (
+            file.is_file()
+            and rel.parts[0] not in WEB_NOT_SHIPPED
+            and rel.name not in WEB_NOT_SERVED
+        ):
+            found.append("/" + rel.as_posix())
+    return sorted(found)
+
+
+PUBLIC = ("/", "/graphql", "/healthz", *page_files())
+
+
+def matches(path_type: str, path: str, request: str) -> bool:
+    """Whether a route's path takes a request's path: Kubernetes' rules for an Ingress
+    (Exact, Prefix) and the Gateway API's for an HTTPRoute (Exact, PathPrefix). Exact is
+    the same string; a prefix matches whole path elements, its trailing slash ignored
+    (/js takes /js and /js/app.js, not /json). Any other kind of path (a regular
+    expression, ImplementationSpecific) cannot be judged here, so it fails the test."""
+    if path_type == "Exact":
+        return request == path
+    assert path_type in ("Prefix", "PathPrefix"), f"a {path_type} path: what does it match?"
+    base = path.rstrip("/")
+    return request == base or request.startswith(base + "/")
+
+
+def routes(r: Rendered) -> dict[str, list[tuple[str, str]]]:
+    """Each way in (an Ingress host, the HTTPRoute) with its (path type, path) pairs."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    if "Ingress" in r.kinds():
+        for rule in r.get("Ingress")["spec"]["rules"]:
+            paths = rule["http"]["paths"]
+            found[f"Ingress {rule['host']}"] = [(p["pathType"], p["path"]) for p in paths]
+    if "HTTPRoute" in r.kinds():
+        pairs = []
+        for rule in r.get("HTTPRoute")["spec"]["rules"]:
+            # A rule without matches, or a match without a path, takes every path.
+            for match in rule.get("matches") or [{}]:
+                path = match.get("path", {"type": "PathPrefix", "value": "/"})
+                pairs.append((path.get("type", "PathPrefix"), path.get("value", "/")))
+        found["HTTPRoute"] = pairs
+    return found
+
+
+def routed(pairs: list[tuple[str, str]], request: str) -> bool:
+    return any(matches(kind, path, request) for kind, path in pairs)
+
+
+def test_the_web_client_is_what_the_routes_are_checked_against():
+    files = page_files()
+    assert "/style.css" in files and "/js/app.js" in files, files
+    assert "/vendor/graphql-ws/client.js" in files, files
+    page = (WEB / "index.html").read_text()
+    assert 'href="style.css"' in page and 'src="js/app.js"' in page
+
+
+def test_routes_let_the_public_in_and_keep_metrics_inside_the_cluster(helm, full, tmp_path):
+    two_hosts = tmp_path / "two-hosts.yaml"
+    two_hosts.write_text(
+        "ingress:\n  hosts:\n    - host: play.example.com\n    - host: tv.example.com\n"
+    )
+    for args, count in ((full, 2), ([*full, "-f", str(two_hosts)], 3)):
+        ways = routes(template(helm, *args))
+        assert len(ways) == count and "HTTPRoute" in ways, ways
+        for way, pairs in ways.items():
+            for request in NOT_ROUTED:
+                assert not routed(pairs, request), f"{way} routes {request} out: {pairs}"
+            for request in PUBLIC:
+                assert routed(pairs, request), f"{way} does not route {request}: {pairs}"
+
+
+def test_expose_metrics_routes_them_on_purpose(helm, full):
+    ways = routes(template(helm, *full, *sets("exposeMetrics=true")))
+    for way, pairs in ways.items():
+        assert routed(pairs, "/metrics"), way
+        assert not routed(pairs, "/readyz"), way
+
+
+def test_extra_paths_are_routed_beside_the_public_ones(helm, full):
+    extra = sets(
+        "ingress.hosts[0].host=play.example.com",
+        "ingress.hosts[0].paths[0].path=/docs",
+        "ingress.hosts[0].paths[0].pathType=Prefix",
+        "httpRoute.paths[0].path=/docs",
+        "httpRoute.paths[0].pathType=Prefix",
+    )
+    ways = routes(template(helm, *full, *extra))
+    assert set(ways) == {"Ingress play.example.com", "HTTPRoute"}
+    for way, pairs in ways.items():
+        assert routed(pairs, "/docs/index.html") and routed(pairs, "/graphql"), way
+        assert not routed(pairs, "/metrics"), way
+    # An extra path that reaches /metrics is taken when exposeMetrics says so.
+    opened = sets(
+        "exposeMetrics=true", "ingress.hosts[0].host=h", "ingress.hosts[0].paths[0].path=/"
+    )
+    pairs = routes(
+        template(helm, *full, *opened, *sets("ingress.hosts[0].paths[0].pathType=Prefix"))
+    )
+    assert routed(pairs["Ingress h"], "/anything")
+
+
+ROUTED = [*BASE, *sets("ingress.enabled=true", "httpRoute.enabled=true")]
+ROUTED += sets("config.TABLESTATE_TRUSTED_PROXIES=10.244.0.0/16")
+
+
+def ingress_path(path: str, path_type: str) -> list[str]:
+    return sets(
+        "ingress.hosts[0].host=play.example.com",
+        f"ingress.hosts[0].paths[0].path={path}",
+        f"ingress.hosts[0].paths[0].pathType={path_type}",
+    )
+
+
+def route_path(path: str, path_type: str) -> list[str]:
+    return sets(f"httpRoute.paths[0].path={path}", f"httpRoute.paths[0].pathType={path_type}")
+
+
+@pytest.mark.parametrize(
+    ("extra", "where"),
+    [
+        pytest.param(ingress_path("/", "Prefix"), "ingress.hosts[0].paths[0]", id="ingress-root"),
+        pytest.param(
+            ingress_path("/metrics", "Exact"), "ingress.hosts[0].paths[0]", id="ingress-exact"
+        ),
+        pytest.param(
+            ingress_path("/metrics/", "Prefix"), "ingress.hosts[0].paths[0]", id="ingress-prefix"
+        ),
+        pytest.param(
+            ingress_path("/metrics/", "Exact"), "ingress.hosts[0].paths[0]", id="ingress-slash"
+        ),
+        pytest.param(route_path("/", "Prefix"), "httpRoute.paths[0]", id="route-root"),
+        pytest.param(route_path("/metrics", "Exact"), "httpRoute.paths[0]", id="route-exact"),
+    ],
+)
+def test_an_extra_path_to_metrics_is_refused(helm, extra, where):
+    message = refused(helm, *ROUTED, *extra)
+    assert where in message and "/metrics" in message and "exposeMetrics" in message, message
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        # Only paths whose reach the chart can judge: no regular expressions.
+        ingress_path("/m.*", "ImplementationSpecific"),
+        route_path("/m.*", "RegularExpression"),
+    ],
+    ids=["implementation-specific", "regular-expression"],
+)
+def test_only_paths_the_chart_can_judge(helm, extra):
+    message = refused(helm, *ROUTED, *extra)
+    assert "pathType" in message, message

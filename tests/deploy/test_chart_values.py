@@ -58,6 +58,12 @@ def test_default_values_are_valid():
     validate(VALUES)
 
 
+def test_a_host_needs_no_paths_of_its_own():
+    """The chart routes the public paths itself: a host alone is a whole entry."""
+    validate(changed("ingress.hosts", [{"host": "play.example.com"}]))
+    validate(changed("httpRoute.paths", [{"path": "/docs", "pathType": "Prefix"}]))
+
+
 @pytest.mark.parametrize(
     ("path", "value"),
     [
@@ -125,6 +131,20 @@ def test_good_values_are_accepted(path, value):
         ("livenessProbe.httpGet", {"path": "/readyz"}),  # liveness stays on /healthz
         ("service.type", "Headless"),
         ("ingress.hosts", [{"host": "x.example", "paths": [{"path": "api"}]}]),
+        # extra routes only of kinds whose reach the chart can judge (never /metrics by
+        # accident): no regular expressions, no dot segments or escapes
+        (
+            "ingress.hosts",
+            [{"host": "x", "paths": [{"path": "/", "pathType": "ImplementationSpecific"}]}],
+        ),
+        (
+            "ingress.hosts",
+            [{"host": "x", "paths": [{"path": "/js/../metrics", "pathType": "Prefix"}]}],
+        ),
+        ("ingress.hosts", [{"host": "x", "paths": [{"path": "/%6Detrics", "pathType": "Exact"}]}]),
+        ("httpRoute.paths", [{"path": "/m.*", "pathType": "RegularExpression"}]),
+        ("httpRoute.paths", [{"path": "//metrics", "pathType": "Exact"}]),
+        ("exposeMetrics", "yes"),
         ("autoscaling.targetCPUUtilizationPercentage", 150),
         ("podDisruptionBudget.maxUnavailable", "half"),
         ("serviceMonitor.interval", "often"),

@@ -111,3 +111,42 @@ in values files as floats, and 604800 would otherwise print as 6.048e+05).
 {{- fail "autoscaling.minReplicas must not exceed autoscaling.maxReplicas" }}
 {{- end }}
 {{- end }}
+
+{{/*
+What the Ingress and the HTTPRoute let in: what the public needs, and nothing else. The API
+(HTTP and WebSocket), the web client (its page, styles, code and vendored libraries: the
+files of web/ in the image) and the liveness check. /metrics and /readyz stay inside the
+cluster: Prometheus scrapes the pods (serviceMonitor), the kubelet probes them. An allow-list,
+so that a path the service gains later stays inside until it is added here (deploy/nginx.conf
+only turns /metrics away). Checked through a real nginx: tests/deploy/test_chart_routes.py.
+*/}}
+{{- define "tablestate.publicPaths" -}}
+- {path: /graphql, pathType: Exact}
+- {path: /, pathType: Exact}
+- {path: /style.css, pathType: Exact}
+- {path: /js, pathType: Prefix}
+- {path: /vendor, pathType: Prefix}
+- {path: /healthz, pathType: Exact}
+{{- end }}
+
+{{/*
+The paths of one route (a YAML list of {path, pathType}): the public ones, /metrics with
+exposeMetrics, then the extra ones given, without repeats. An extra path that would reach
+/metrics (Exact /metrics, Prefix /metrics or Prefix /, a trailing slash or not: Kubernetes
+and the Gateway API match a prefix by whole path elements) is refused unless exposeMetrics
+is true. Called with (dict "root" $ "extra" <list> "where" <the values' key, for messages>).
+*/}}
+{{- define "tablestate.routePaths" -}}
+{{- $paths := include "tablestate.publicPaths" .root | fromYamlArray }}
+{{- if .root.Values.exposeMetrics }}
+{{- $paths = append $paths (dict "path" "/metrics" "pathType" "Exact") }}
+{{- end }}
+{{- range $i, $p := .extra }}
+{{- $base := regexReplaceAll "/+$" $p.path "" }}
+{{- if and (not $.root.Values.exposeMetrics) (or (eq $base "/metrics") (and (eq $p.pathType "Prefix") (eq $base ""))) }}
+{{- fail (printf "%s[%d] (%s %s) would route /metrics out of the cluster. The chart routes what the public needs itself (/graphql, the web client, /healthz): drop this path, and scrape the pods from inside (serviceMonitor.enabled=true); or set exposeMetrics=true to publish /metrics on purpose" $.where $i $p.pathType $p.path) }}
+{{- end }}
+{{- $paths = append $paths (dict "path" $p.path "pathType" $p.pathType) }}
+{{- end }}
+{{- toYaml (uniq $paths) }}
+{{- end }}
