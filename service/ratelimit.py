@@ -72,6 +72,22 @@ def _within(ip: Address | None, nets: Iterable[Network]) -> bool:
     return any(ip.version == n.version and ip in n for n in nets)
 
 
+class AddressSet:
+    """The addresses and networks of a setting (``10.0.0.0/8``, ``::1``): whether a peer's
+    address is among them (an IPv4 address mapped into IPv6 counts as itself)."""
+
+    __slots__ = ("_nets",)
+
+    def __init__(self, items: Iterable[str]) -> None:
+        self._nets = _networks(items)
+
+    def __contains__(self, host: object) -> bool:
+        return isinstance(host, str) and _within(_ip(host), self._nets)
+
+    def __bool__(self) -> bool:
+        return bool(self._nets)
+
+
 @dataclass(frozen=True, slots=True)
 class Client:
     """Who sent a request: its address (as the limits count it) and whether it is exempt."""
