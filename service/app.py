@@ -1,5 +1,5 @@
 """The ASGI application: ``/graphql`` (HTTP + WebSocket), ``/healthz``, ``/readyz``,
-``/metrics``."""
+``/metrics`` (``api/probes.py``)."""
 
 from __future__ import annotations
 
@@ -15,21 +15,21 @@ from typing import Any, Final
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service import logs, plugins, tracing
 from service.api.context import Services
+from service.api.probes import Probes
 from service.api.schema import build_schema
 from service.api.view import GraphQLApp
 from service.config import Settings
 from service.hub import Hub
 from service.identity import Identity
 from service.lobby import LobbyHub
-from service.metrics import CONTENT_TYPE, Metrics
+from service.metrics import Metrics
 from service.ratelimit import Guard
 from service.store.base import StateStore
 from service.tables import TableService
@@ -232,16 +232,7 @@ def create_app(
     schema = build_schema(registry, settings, metrics)
     graphql = GraphQLApp(services, schema)
 
-    async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
-
-    async def readyz(request: Request) -> Response:
-        if await store.ping():
-            return JSONResponse({"status": "ready"})
-        return JSONResponse({"status": "unavailable"}, status_code=503)
-
-    async def metrics_endpoint(request: Request) -> Response:
-        return Response(metrics.render(), media_type=CONTENT_TYPE)
+    probes = Probes(settings, store, metrics, guard)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -262,9 +253,7 @@ def create_app(
     routes: list[Any] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
-        Route("/healthz", healthz),
-        Route("/readyz", readyz),
-        Route("/metrics", metrics_endpoint),
+        *probes.routes(),
     ]
     site = web_dir(settings)
     if site is not None:

@@ -125,6 +125,24 @@ class Budget:
         self._tokens -= 1.0
         return True
 
+    def take(self) -> float:
+        """Spend one: 0.0 when it may go (and it is counted), else the seconds until it may."""
+        if self.rate <= 0:
+            return 0.0
+        now = time.monotonic()
+        self._tokens = min(float(self.burst), self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens < 1.0:
+            return (1.0 - self._tokens) / self.rate
+        self._tokens -= 1.0
+        return 0.0
+
+    def full(self) -> bool:
+        """Whether the bucket has filled up again: forgetting it now changes nothing."""
+        if self.rate <= 0:
+            return True
+        return self._tokens + (time.monotonic() - self._at) * self.rate >= self.burst
+
 
 class Guard:
     """The limits of one replica: who a client is, whether it may send one more request,
@@ -138,6 +156,7 @@ class Guard:
         self._store = store
         self._reserved: dict[str, int] = {}  # requests paid in the shared bucket, not spent
         self._exempt = _networks(settings.rate_exempt)
+        self._probe_exempt = _networks((*settings.rate_exempt, *settings.probe_exempt))
         self._trusted = _networks(settings.trusted_proxies)
         self._sockets: dict[str, int] = {}
         self._warned = -math.inf
@@ -146,6 +165,14 @@ class Guard:
 
     def client(self, scope: Mapping[str, Any]) -> Client:
         """The client of an ASGI HTTP or WebSocket scope."""
+        return self._client(scope, self._exempt)
+
+    def probe_client(self, scope: Mapping[str, Any]) -> Client:
+        """The client of a request to a probe (``/healthz``, ``/readyz``, ``/metrics``):
+        exempt also from ``TABLESTATE_PROBE_EXEMPT`` when it connects directly."""
+        return self._client(scope, self._probe_exempt)
+
+    def _client(self, scope: Mapping[str, Any], exempt: tuple[Network, ...]) -> Client:
         peer = scope.get("client")
         host = str(peer[0]) if peer else ""
         forwarded = [
@@ -164,7 +191,7 @@ class Guard:
             return Client(address, exempt=False)
         # A proxy that is not trusted (say, on this host, not yet named in the setting)
         # forwards everyone as itself: limited as one client, never exempt as the host.
-        return Client(host, exempt=not forwarded and _within(_ip(host), self._exempt))
+        return Client(host, exempt=not forwarded and _within(_ip(host), exempt))
 
     # -- rates -------------------------------------------------------------------------
 
