@@ -1,7 +1,8 @@
 """Rate limits and connection caps at the service's edge (docs/security.md).
 
-Every HTTP request, WebSocket handshake and operation sent over a WebSocket is counted
-against its client address's bucket; every mutation also against its token's bucket
+Every HTTP request to ``/graphql``, WebSocket handshake and operation sent over a WebSocket
+is counted against its client address's bucket (a request to a probe is counted apart, in
+the replica's memory: ``api/probes.py``); every mutation also against its token's bucket
 (hashed: no token is ever a key), so that a seat's moves are bounded whatever the
 addresses they come from; a costly operation counts as more than one (``api/cost.py``). The
 buckets live in the store, so with Redis they hold across replicas (one key each, apart

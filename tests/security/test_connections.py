@@ -16,11 +16,15 @@ import socket
 from collections.abc import AsyncIterator
 
 import httpx
+import pytest
 from support.raw_ws import TEXT, RawSocket, frame
 from support.server import Client, make_settings, serve
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from service.config import Settings
+from service.config import ConfigError, Settings
+from service.connections import BoundedHTTP
 from service.plugins import Registry
+from service.server import options
 from service.store.memory import MemoryStore
 
 ATTACKER, OTHER = "127.0.0.2", "127.0.0.3"
@@ -139,3 +143,29 @@ async def test_one_address_holds_a_bounded_number_of_connections(registry):
             await asyncio.sleep(0.05)
         for _, writer in idle:
             writer.close()
+
+
+def test_the_bounds_are_settings_and_the_server_runs_them():
+    """The defaults (10 s, 64 connections, no probe exemption), read from the environment,
+    and the HTTP protocol every server runs: the bounded one, on httptools."""
+    defaults = Settings.from_env({})
+    assert defaults.request_read_timeout == 10.0
+    assert defaults.max_connections_per_address == 64
+    assert defaults.probe_exempt == ()
+    env = {
+        "TABLESTATE_REQUEST_READ_TIMEOUT": "2.5",
+        "TABLESTATE_MAX_CONNECTIONS_PER_ADDRESS": "8",
+        "TABLESTATE_PROBE_EXEMPT": "10.0.0.0/8,127.0.0.1/32",
+    }
+    settings = Settings.from_env(env)
+    assert settings.request_read_timeout == 2.5
+    assert settings.max_connections_per_address == 8
+    assert settings.probe_exempt == ("10.0.0.0/8", "127.0.0.1/32")
+    with pytest.raises(ConfigError, match="TABLESTATE_PROBE_EXEMPT"):
+        Settings.from_env({"TABLESTATE_PROBE_EXEMPT": "probes"})
+    http = options(settings.with_overrides(trusted_proxies=("192.0.2.0/24",)))["http"]
+    assert issubclass(http.func, HttpToolsProtocol) and http.func is BoundedHTTP
+    assert http.keywords["read_timeout"] == 2.5 and http.keywords["max_per_address"] == 8
+    uncounted = http.keywords["uncounted"]
+    assert "192.0.2.7" in uncounted and "10.1.2.3" in uncounted and "127.0.0.1" in uncounted
+    assert "::ffff:10.1.2.3" in uncounted and "203.0.113.1" not in uncounted
