@@ -88,7 +88,7 @@ def server(port: int, nofile: int) -> Iterator[subprocess.Popen[bytes]]:
     env.pop("REDIS_URL", None)
     env.update(TABLESTATE_LOG_LEVEL="warning", PYTHONPATH=str(ROOT))
     with tempfile.TemporaryFile() as log:
-        cmd = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+        cmd = [sys.executable, "-m", "tablestate.cli", "serve", "--port", str(port)]
         proc = subprocess.Popen(
             cmd,
             env=env,

@@ -20,19 +20,19 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from service import logs, plugins, tracing
-from service.api.context import Services
-from service.api.probes import Probes
-from service.api.schema import build_schema
-from service.api.view import GraphQLApp
-from service.config import Settings
-from service.hub import Hub
-from service.identity import Identity
-from service.lobby import LobbyHub
-from service.metrics import Metrics
-from service.ratelimit import Guard
-from service.store.base import StateStore
-from service.tables import TableService
+from tablestate import logs, plugins, tracing
+from tablestate.api.context import Services
+from tablestate.api.probes import Probes
+from tablestate.api.schema import build_schema
+from tablestate.api.view import GraphQLApp
+from tablestate.config import Settings
+from tablestate.hub import Hub
+from tablestate.identity import Identity
+from tablestate.lobby import LobbyHub
+from tablestate.metrics import Metrics
+from tablestate.ratelimit import Guard
+from tablestate.store.base import StateStore
+from tablestate.tables import TableService
 
 log = logging.getLogger("tablestate.app")
 
@@ -64,7 +64,7 @@ def tune_gc() -> None:
 def open_store(settings: Settings) -> StateStore:
     """The Redis store when ``REDIS_URL`` is set, else the embedded memory store."""
     if settings.redis_url:
-        from service.store.redis import RedisStore
+        from tablestate.store.redis import RedisStore
 
         return RedisStore.from_url(
             settings.redis_url,
@@ -77,7 +77,7 @@ def open_store(settings: Settings) -> StateStore:
             ack=settings.redis_ack,
             ack_timeout=settings.redis_ack_timeout,
         )
-    from service.store.memory import MemoryStore
+    from tablestate.store.memory import MemoryStore
 
     return MemoryStore(chat_kept=settings.chat_kept, idempotency_kept=settings.idempotency_kept)
 

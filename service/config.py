@@ -316,7 +316,7 @@ class Settings:
         if sentinels:
             redis_url = f"redis+sentinel://{','.join(sentinels)}/{master}"
         if redis_url and redis_url.startswith("redis+sentinel://"):
-            from service.store.topology import parse_sentinel_url  # only with Sentinel
+            from tablestate.store.topology import parse_sentinel_url  # only with Sentinel
 
             try:
                 parse_sentinel_url(redis_url)

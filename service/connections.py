@@ -39,7 +39,7 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
-from service.ratelimit import AddressSet
+from tablestate.ratelimit import AddressSet
 
 log = logging.getLogger(__name__)
 

@@ -34,9 +34,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from service.config import Settings
-from service.metrics import Metrics
-from service.store.base import RateBuckets
+from tablestate.config import Settings
+from tablestate.metrics import Metrics
+from tablestate.store.base import RateBuckets
 
 log = logging.getLogger("tablestate.ratelimit")
 

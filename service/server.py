@@ -45,10 +45,10 @@ from websockets.exceptions import InvalidState
 from websockets.frames import Frame, apply_mask
 from websockets.protocol import State
 
-from service.config import Settings
+from tablestate.config import Settings
 from service.connections import BoundedHTTP
-from service.mailbox import Flag, Mailbox
-from service.ratelimit import AddressSet, Budget
+from tablestate.mailbox import Flag, Mailbox
+from tablestate.ratelimit import AddressSet, Budget
 
 PING_INTERVAL: Final = 20.0  # seconds between the server's pings; as long for the answer
 CLOSE_TOO_MANY_PINGS: Final = 1008  # policy violation

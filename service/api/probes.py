@@ -22,10 +22,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from service.config import Settings
-from service.metrics import CONTENT_TYPE, Metrics
-from service.ratelimit import Budget, Guard, refusal
-from service.store.base import StateStore
+from tablestate.config import Settings
+from tablestate.metrics import CONTENT_TYPE, Metrics
+from tablestate.ratelimit import Budget, Guard, refusal
+from tablestate.store.base import StateStore
 
 READY_FOR: Final = 1.0  # seconds a /readyz answer is kept
 MAX_ADDRESSES: Final = 10_000  # buckets kept before the full ones are forgotten

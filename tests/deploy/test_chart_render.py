@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from service.config import Settings
+from tablestate.config import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 CHART = REPO / "helm" / "tablestate"

@@ -21,11 +21,11 @@ from support.raw_ws import TEXT, RawSocket, frame
 from support.server import Client, make_settings, serve
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from service.config import ConfigError, Settings
+from tablestate.config import ConfigError, Settings
 from service.connections import BoundedHTTP
-from service.plugins import Registry
-from service.server import options
-from service.store.memory import MemoryStore
+from tablestate.plugins import Registry
+from tablestate.server import options
+from tablestate.store.memory import MemoryStore
 
 ATTACKER, OTHER = "127.0.0.2", "127.0.0.3"
 PARTIAL = b"POST /graphql HTTP/1.1\r\n"

@@ -15,7 +15,7 @@ import pytest
 import redis.asyncio as aioredis
 from support.server import Client, make_settings, serve
 
-from service.store.redis import RedisStore
+from tablestate.store.redis import RedisStore
 
 pytestmark = pytest.mark.redis
 

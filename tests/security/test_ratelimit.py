@@ -10,10 +10,10 @@ import pytest
 import redis.asyncio as aioredis
 from support.server import make_settings, serve
 
-from service.config import Settings
-from service.ratelimit import Client, Guard
-from service.store.memory import MemoryStore
-from service.store.redis import RedisStore
+from tablestate.config import Settings
+from tablestate.ratelimit import Client, Guard
+from tablestate.store.memory import MemoryStore
+from tablestate.store.redis import RedisStore
 
 GAMES = {"query": "{ games { id } }"}
 
