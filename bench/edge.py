@@ -1,4 +1,4 @@
-"""The edge under two attacks, against a real ``tablestate serve`` (memory store) on loopback:
+"""The edge under three attacks, against a real ``tablestate serve`` (memory store) on loopback:
 
 - **oversized frames**: ``--frames`` WebSocket messages of ``--frame-mib`` MiB at once (each
   on its own connection, its payload streamed from one small buffer until the server hangs
@@ -7,13 +7,21 @@
   they can for ``--seconds`` (half of them graphql-transport-ws ``ping`` messages, half
   WebSocket ping frames; a socket the server closes is opened again), in a process of its
   own, while another client, from another address, asks a small query every 50 ms: its
-  latency (p50, p95, worst) before and during the flood, and what the flood got answered.
+  latency (p50, p95, worst) before and during the flood, and what the flood got answered;
+- **idle connections**: ``--idle`` connections from one address that send
+  ``POST /graphql HTTP/1.1`` and nothing more (one the server closes is opened again), in a
+  process of its own, for ``--seconds``, while another client, from another address, asks
+  a small query every 50 ms on a new connection each time (as new visitors do): how many
+  of its queries were answered, how many failed, their latency, and how many connections
+  the attacker held. The server runs with ``--nofile`` open files at most (1024, a common
+  default), as a replica in a container would.
 
 The attacker connects from 127.0.0.2, the ordinary client from 127.0.0.3 (loopback
 addresses, distinct clients to the server). Every figure is one JSON line; a table at the
 end.
 
-    python bench/edge.py                      # 32 frames of 15 MiB, 8 sockets for 8 s
+    python bench/edge.py                      # 32 frames of 15 MiB, 8 sockets for 8 s, 1100 idle
+    python bench/edge.py --only idle          # one attack (frames, pings or idle)
     python bench/edge.py --quick              # seconds: a smoke run
 """
 
@@ -24,6 +32,7 @@ import asyncio
 import contextlib
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -43,6 +52,7 @@ import httpx  # noqa: E402
 from support.raw_ws import PING, TEXT, RawSocket, frame, header  # noqa: E402
 
 ATTACKER, ORDINARY = "127.0.0.2", "127.0.0.3"
+ATTACKS = ("frames", "pings", "idle")
 QUERY = "query($t: ID!) { table(id: $t) { id version status seats { index name kind } } }"
 PING_MESSAGE = frame(TEXT, b'{"type":"ping"}')
 INIT = json.dumps({"type": "connection_init", "payload": {}})
@@ -64,15 +74,29 @@ def memory(pid: int) -> dict[str, float]:
     return {"rss_mib": found["VmRSS"], "peak_mib": found["VmHWM"]}
 
 
+def _files(limit: int) -> None:
+    """At most ``limit`` open files in this process (its soft limit)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(limit, hard), hard))
+
+
 @contextlib.contextmanager
-def server(port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """``tablestate serve`` of this checkout, memory store, default limits."""
+def server(port: int, nofile: int) -> Iterator[subprocess.Popen[bytes]]:
+    """``tablestate serve`` of this checkout, memory store, default limits, at most
+    ``nofile`` open files."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLESTATE_")}
     env.pop("REDIS_URL", None)
     env.update(TABLESTATE_LOG_LEVEL="warning", PYTHONPATH=str(ROOT))
     with tempfile.TemporaryFile() as log:
         cmd = [sys.executable, "-m", "tablestate.cli", "serve", "--port", str(port)]
-        proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=log, stderr=log)
+        proc = subprocess.Popen(
+            cmd,
+            env=env,
+            cwd=ROOT,
+            stdout=log,
+            stderr=log,
+            preexec_fn=lambda: _files(nofile),
+        )
         try:
             for _ in range(400):
                 if proc.poll() is not None:
@@ -227,11 +251,15 @@ def _latency(samples: list[float]) -> dict[str, float | int]:
     }
 
 
-async def pings(port: int, sockets: int, seconds: float) -> dict[str, Any]:
+async def _new_table(port: int) -> str:
     create = 'mutation { createTable(gameId: "five-crowns", seats: 2) { table { id } } }'
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
         table = (await http.post("/graphql", json={"query": create})).json()
-    table_id = table["data"]["createTable"]["table"]["id"]
+    return str(table["data"]["createTable"]["table"]["id"])
+
+
+async def pings(port: int, sockets: int, seconds: float) -> dict[str, Any]:
+    table_id = await _new_table(port)
     idle = await _ordinary(port, table_id, min(seconds, 2.0))
     cmd = [sys.executable, __file__, "--flood", str(port), str(sockets), str(seconds)]
     flooder = await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.PIPE)
@@ -249,6 +277,114 @@ async def pings(port: int, sockets: int, seconds: float) -> dict[str, Any]:
     }
 
 
+# -- idle connections -----------------------------------------------------------------------
+
+PARTIAL = b"POST /graphql HTTP/1.1\r\n"
+
+
+async def _hold_one(port: int, until: float, out: dict[str, int]) -> None:
+    """One connection that never finishes its request, opened again whenever the server
+    closes it (a refusal, 429 or not, counts as closed)."""
+    while time.monotonic() < until:
+        sock = socket.socket()
+        sock.setblocking(False)
+        writer = None
+        try:
+            sock.bind((ATTACKER, 0))
+            await asyncio.wait_for(
+                asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port)), 5
+            )
+            reader, writer = await asyncio.open_connection(sock=sock)
+            writer.write(PARTIAL)
+            out["opened"] += 1
+            try:
+                answer = await asyncio.wait_for(reader.read(), until - time.monotonic())
+            except TimeoutError:
+                return  # still open when the attack ends
+            out["refused_429" if answer.startswith(b"HTTP/1.1 429") else "closed_by_server"] += 1
+        except (TimeoutError, ConnectionError, OSError):
+            out["failed_to_open"] += 1
+            sock.close()
+        finally:
+            if writer is not None:
+                writer.close()
+        await asyncio.sleep(0.05)
+
+
+async def _hold(port: int, connections: int, seconds: float) -> dict[str, int]:
+    _files(resource.getrlimit(resource.RLIMIT_NOFILE)[1])  # the attacker's own: all it may
+    until = time.monotonic() + seconds
+    out = dict.fromkeys(("opened", "closed_by_server", "refused_429", "failed_to_open"), 0)
+    await asyncio.gather(*(_hold_one(port, until, out) for _ in range(connections)))
+    return out
+
+
+async def _visitors(port: int, table: str, seconds: float) -> dict[str, Any]:
+    """New visitors from the ordinary client's address: a query every 50 ms, each on a
+    connection of its own; the latencies of those answered, and how many were not."""
+    transport = httpx.AsyncHTTPTransport(
+        local_address=ORDINARY, limits=httpx.Limits(max_keepalive_connections=0)
+    )
+    samples: list[float] = []
+    failed = 0
+    async with httpx.AsyncClient(
+        base_url=f"http://127.0.0.1:{port}", transport=transport, timeout=5
+    ) as http:
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            start = time.perf_counter()
+            try:
+                r = await http.post("/graphql", json={"query": QUERY, "variables": {"t": table}})
+                if r.status_code == 200 and not r.json().get("errors"):
+                    samples.append(time.perf_counter() - start)
+                else:
+                    failed += 1
+            except httpx.HTTPError:
+                failed += 1
+            await asyncio.sleep(0.05)
+    return {"answered": len(samples), "failed": failed, **(_latency(samples) if samples else {})}
+
+
+async def _open_files(pid: int, stop: asyncio.Event) -> int:
+    """The most files the server held open, sampled every 50 ms until ``stop``."""
+    most = 0
+    while not stop.is_set():
+        with contextlib.suppress(OSError):
+            most = max(most, len(os.listdir(f"/proc/{pid}/fd")))
+        await asyncio.sleep(0.05)
+    return most
+
+
+async def idle(
+    port: int, pid: int, connections: int, seconds: float, nofile: int
+) -> dict[str, Any]:
+    table = await _new_table(port)
+    before = await _visitors(port, table, min(seconds, 2.0))
+    quiet = len(os.listdir(f"/proc/{pid}/fd"))
+    cmd = [sys.executable, __file__, "--hold", str(port), str(connections), str(seconds)]
+    holder = await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.PIPE)
+    stop = asyncio.Event()
+    files = asyncio.ensure_future(_open_files(pid, stop))
+    await asyncio.sleep(min(1.0, seconds / 4))  # the connections are being opened
+    during = await _visitors(port, table, seconds - min(1.0, seconds / 4) - 0.2)
+    out, _ = await holder.communicate()
+    stop.set()
+    held = json.loads(out.decode().strip().splitlines()[-1])
+    after = await _visitors(port, table, min(seconds, 2.0))
+    return {
+        "figure": "idle_connections",
+        "connections": connections,
+        "seconds": seconds,
+        "server_nofile": nofile,
+        "server_files_idle": quiet,
+        "server_files_most": await files,
+        "before": before,
+        "during": during,
+        "after": after,
+        "attacker": held,
+    }
+
+
 # -- main -----------------------------------------------------------------------------------
 
 
@@ -262,6 +398,28 @@ def table(rows: list[dict[str, Any]]) -> str:
                 f" -> {r['peak_after_mib']} MiB); {r['mib_taken_before_hang_up_median']} MiB "
                 "taken from each before the server hung up (median) |"
             )
+        elif r["figure"] == "idle_connections":
+            a = r["attacker"]
+            lines.append(
+                f"| {r['connections']} idle connections from one address ({r['seconds']} s, "
+                f"server at {r['server_nofile']} open files at most) | the server held "
+                f"{r['server_files_idle']} files idle, {r['server_files_most']} at most during "
+                f"the attack; the attacker opened {a['opened']}, "
+                f"{a['closed_by_server']} closed by the "
+                f"server, {a['refused_429']} refused with 429, {a['failed_to_open']} failed "
+                "to open |"
+            )
+            for phase in ("before", "during", "after"):
+                v = r[phase]
+                latency = (
+                    f"; p50 {v['p50_ms']} ms, p95 {v['p95_ms']} ms, worst {v['max_ms']} ms"
+                    if v["answered"]
+                    else ""
+                )
+                lines.append(
+                    f"| new visitors' queries, {phase} | {v['answered']} answered, "
+                    f"{v['failed']} failed{latency} |"
+                )
         else:
             f = r["flood"]
             lines.append(
@@ -285,11 +443,16 @@ def table(rows: list[dict[str, Any]]) -> str:
 async def main(args: argparse.Namespace) -> int:
     port = free_port()
     rows = []
-    with server(port) as proc:
-        rows.append(await frames(port, proc.pid, args.frames, args.frame_mib))
-        print(json.dumps(rows[-1]), flush=True)
-        rows.append(await pings(port, args.ping_sockets, args.seconds))
-        print(json.dumps(rows[-1]), flush=True)
+    with server(port, args.nofile) as proc:
+        if "frames" in args.only:
+            rows.append(await frames(port, proc.pid, args.frames, args.frame_mib))
+            print(json.dumps(rows[-1]), flush=True)
+        if "pings" in args.only:
+            rows.append(await pings(port, args.ping_sockets, args.seconds))
+            print(json.dumps(rows[-1]), flush=True)
+        if "idle" in args.only:
+            rows.append(await idle(port, proc.pid, args.idle, args.seconds, args.nofile))
+            print(json.dumps(rows[-1]), flush=True)
     print(table(rows))
     return 0
 
@@ -300,11 +463,19 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--frame-mib", type=int, default=15, help="MiB of each")
     parser.add_argument("--ping-sockets", type=int, default=8, help="flooding WebSockets")
     parser.add_argument("--seconds", type=float, default=8.0, help="length of the flood")
+    parser.add_argument("--idle", type=int, default=1100, help="idle connections")
+    parser.add_argument("--nofile", type=int, default=1024, help="the server's open files")
+    parser.add_argument(
+        "--only", action="append", choices=ATTACKS, help="this attack only (may be repeated)"
+    )
     parser.add_argument("--quick", action="store_true", help="a smoke run of seconds")
     parser.add_argument("--flood", nargs=3, help=argparse.SUPPRESS)  # the attacker process
+    parser.add_argument("--hold", nargs=3, help=argparse.SUPPRESS)  # the idle attacker
     args = parser.parse_args(argv)
+    args.only = tuple(args.only or ATTACKS)
     if args.quick:
         args.frames, args.frame_mib, args.ping_sockets, args.seconds = 4, 2, 2, 1.5
+        args.idle = 100
     return args
 
 
@@ -314,5 +485,9 @@ if __name__ == "__main__":
         port, sockets, seconds = options.flood
         counts = asyncio.run(_flood(int(port), int(sockets), float(seconds)))
         print(json.dumps(counts))
+        sys.exit(0)
+    if options.hold:
+        port, connections, seconds = options.hold
+        print(json.dumps(asyncio.run(_hold(int(port), int(connections), float(seconds)))))
         sys.exit(0)
     sys.exit(asyncio.run(main(options)))

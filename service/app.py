@@ -1,5 +1,5 @@
 """The ASGI application: ``/graphql`` (HTTP + WebSocket), ``/healthz``, ``/readyz``,
-``/metrics``."""
+``/metrics`` (``api/probes.py``)."""
 
 from __future__ import annotations
 
@@ -15,21 +15,21 @@ from typing import Any, Final
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tablestate import logs, plugins, tracing
 from tablestate.api.context import Services
+from tablestate.api.probes import Probes
 from tablestate.api.schema import build_schema
 from tablestate.api.view import GraphQLApp
 from tablestate.config import Settings
 from tablestate.hub import Hub
 from tablestate.identity import Identity
 from tablestate.lobby import LobbyHub
-from tablestate.metrics import CONTENT_TYPE, Metrics
+from tablestate.metrics import Metrics
 from tablestate.ratelimit import Guard
 from tablestate.store.base import StateStore
 from tablestate.tables import TableService
@@ -232,16 +232,7 @@ def create_app(
     schema = build_schema(registry, settings, metrics)
     graphql = GraphQLApp(services, schema)
 
-    async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
-
-    async def readyz(request: Request) -> Response:
-        if await store.ping():
-            return JSONResponse({"status": "ready"})
-        return JSONResponse({"status": "unavailable"}, status_code=503)
-
-    async def metrics_endpoint(request: Request) -> Response:
-        return Response(metrics.render(), media_type=CONTENT_TYPE)
+    probes = Probes(settings, store, metrics, guard)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -262,9 +253,7 @@ def create_app(
     routes: list[Any] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
-        Route("/healthz", healthz),
-        Route("/readyz", readyz),
-        Route("/metrics", metrics_endpoint),
+        *probes.routes(),
     ]
     site = web_dir(settings)
     if site is not None:

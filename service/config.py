@@ -250,6 +250,14 @@ class Settings:
     # connecting directly can choose its own address (docs/security.md).
     trusted_proxies: tuple[str, ...] = ()
     max_ws_per_address: int = 32
+    # The edge (service/connections.py): seconds a connection may take to send a whole
+    # request (0: no bound), and connections of any kind one address may hold open on one
+    # replica (0: no limit; trusted proxies and exempt addresses are not counted).
+    request_read_timeout: float = 10.0
+    max_connections_per_address: int = 64
+    # Addresses whose requests to /healthz, /readyz and /metrics are never limited (the
+    # orchestrator's probes), when they connect directly (service/api/probes.py).
+    probe_exempt: tuple[str, ...] = ()
     max_cost: int = 100_000
     max_mutations: int = 5
     # Bounded storage (docs/security.md): tables one address may create an hour (0: no
@@ -384,6 +392,9 @@ class Settings:
             rate_exempt=_networks(env, "TABLESTATE_RATE_EXEMPT", ("127.0.0.1", "::1")),
             trusted_proxies=_networks(env, "TABLESTATE_TRUSTED_PROXIES", ()),
             max_ws_per_address=_int(env, "TABLESTATE_MAX_WS_PER_ADDRESS", 32, 0),
+            request_read_timeout=_float(env, "TABLESTATE_REQUEST_READ_TIMEOUT", 10.0),
+            max_connections_per_address=_int(env, "TABLESTATE_MAX_CONNECTIONS_PER_ADDRESS", 64, 0),
+            probe_exempt=_networks(env, "TABLESTATE_PROBE_EXEMPT", ()),
             max_cost=_int(env, "TABLESTATE_MAX_COST", 100_000, 100),
             max_mutations=_int(env, "TABLESTATE_MAX_MUTATIONS", 5, 1),
             tables_per_address=_int(env, "TABLESTATE_TABLES_PER_ADDRESS", 30, 0),

@@ -1,6 +1,6 @@
 """The plugin contract of Tablestate. These docstrings are the plugin author's reference.
 
-A plugin is any module or object with functions marked ``@hookimpl`` (``from service
+A plugin is any module or object with functions marked ``@hookimpl`` (``from tablestate
 import hookimpl``). Register it through the entry-point group ``tablestate`` of your
 distribution, or name its module in ``TABLESTATE_PLUGINS``. Hooks are pure: they take
 values and return values, and get no store, no request and no clock.

@@ -1,7 +1,8 @@
 """Rate limits and connection caps at the service's edge (docs/security.md).
 
-Every HTTP request, WebSocket handshake and operation sent over a WebSocket is counted
-against its client address's bucket; every mutation also against its token's bucket
+Every HTTP request to ``/graphql``, WebSocket handshake and operation sent over a WebSocket
+is counted against its client address's bucket (a request to a probe is counted apart, in
+the replica's memory: ``api/probes.py``); every mutation also against its token's bucket
 (hashed: no token is ever a key), so that a seat's moves are bounded whatever the
 addresses they come from; a costly operation counts as more than one (``api/cost.py``). The
 buckets live in the store, so with Redis they hold across replicas (one key each, apart
@@ -72,6 +73,22 @@ def _within(ip: Address | None, nets: Iterable[Network]) -> bool:
     return any(ip.version == n.version and ip in n for n in nets)
 
 
+class AddressSet:
+    """The addresses and networks of a setting (``10.0.0.0/8``, ``::1``): whether a peer's
+    address is among them (an IPv4 address mapped into IPv6 counts as itself)."""
+
+    __slots__ = ("_nets",)
+
+    def __init__(self, items: Iterable[str]) -> None:
+        self._nets = _networks(items)
+
+    def __contains__(self, host: object) -> bool:
+        return isinstance(host, str) and _within(_ip(host), self._nets)
+
+    def __bool__(self) -> bool:
+        return bool(self._nets)
+
+
 @dataclass(frozen=True, slots=True)
 class Client:
     """Who sent a request: its address (as the limits count it) and whether it is exempt."""
@@ -109,6 +126,24 @@ class Budget:
         self._tokens -= 1.0
         return True
 
+    def take(self) -> float:
+        """Spend one: 0.0 when it may go (and it is counted), else the seconds until it may."""
+        if self.rate <= 0:
+            return 0.0
+        now = time.monotonic()
+        self._tokens = min(float(self.burst), self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens < 1.0:
+            return (1.0 - self._tokens) / self.rate
+        self._tokens -= 1.0
+        return 0.0
+
+    def full(self) -> bool:
+        """Whether the bucket has filled up again: forgetting it now changes nothing."""
+        if self.rate <= 0:
+            return True
+        return self._tokens + (time.monotonic() - self._at) * self.rate >= self.burst
+
 
 class Guard:
     """The limits of one replica: who a client is, whether it may send one more request,
@@ -122,6 +157,7 @@ class Guard:
         self._store = store
         self._reserved: dict[str, int] = {}  # requests paid in the shared bucket, not spent
         self._exempt = _networks(settings.rate_exempt)
+        self._probe_exempt = _networks((*settings.rate_exempt, *settings.probe_exempt))
         self._trusted = _networks(settings.trusted_proxies)
         self._sockets: dict[str, int] = {}
         self._warned = -math.inf
@@ -130,6 +166,14 @@ class Guard:
 
     def client(self, scope: Mapping[str, Any]) -> Client:
         """The client of an ASGI HTTP or WebSocket scope."""
+        return self._client(scope, self._exempt)
+
+    def probe_client(self, scope: Mapping[str, Any]) -> Client:
+        """The client of a request to a probe (``/healthz``, ``/readyz``, ``/metrics``):
+        exempt also from ``TABLESTATE_PROBE_EXEMPT`` when it connects directly."""
+        return self._client(scope, self._probe_exempt)
+
+    def _client(self, scope: Mapping[str, Any], exempt: tuple[Network, ...]) -> Client:
         peer = scope.get("client")
         host = str(peer[0]) if peer else ""
         forwarded = [
@@ -148,7 +192,7 @@ class Guard:
             return Client(address, exempt=False)
         # A proxy that is not trusted (say, on this host, not yet named in the setting)
         # forwards everyone as itself: limited as one client, never exempt as the host.
-        return Client(host, exempt=not forwarded and _within(_ip(host), self._exempt))
+        return Client(host, exempt=not forwarded and _within(_ip(host), exempt))
 
     # -- rates -------------------------------------------------------------------------
 

@@ -1,6 +1,10 @@
 """How uvicorn serves the app: its options, made from the settings in one place for
 ``tablestate serve`` and for the tests' servers (docs/security.md, "The edge").
 
+- **HTTP is served by** ``connections.BoundedHTTP``, uvicorn's httptools protocol with a
+  bound on the time a request takes to arrive (``TABLESTATE_REQUEST_READ_TIMEOUT``) and on
+  the connections one address holds (``TABLESTATE_MAX_CONNECTIONS_PER_ADDRESS``); a
+  WebSocket stays counted in the latter until it closes (``BudgetedWebSockets.on_lost``).
 - **The client address** is decided by the app alone (``ratelimit.Guard.client``, from
   ``TABLESTATE_TRUSTED_PROXIES``). uvicorn's own proxy-header handling is off: it would
   replace the TCP peer by an ``X-Forwarded-For`` address (from loopback peers by default,
@@ -42,8 +46,9 @@ from websockets.frames import Frame, apply_mask
 from websockets.protocol import State
 
 from tablestate.config import Settings
+from tablestate.connections import BoundedHTTP
 from tablestate.mailbox import Flag, Mailbox
-from tablestate.ratelimit import Budget
+from tablestate.ratelimit import AddressSet, Budget
 
 PING_INTERVAL: Final = 20.0  # seconds between the server's pings; as long for the answer
 CLOSE_TOO_MANY_PINGS: Final = 1008  # policy violation
@@ -163,6 +168,14 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         # queued (True: taken; False: queue it, as for any message): see ``_take_text``.
         self.text_sink: Callable[[str], bool] | None = None
         self._app_waits = False
+        # Gives back the connection's place in its address's count (connections.py).
+        self.on_lost: Callable[[], None] | None = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.on_lost is not None:
+            self.on_lost()
+            self.on_lost = None
+        super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
         self._unparsed += data
@@ -362,6 +375,14 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
 def options(settings: Settings) -> dict[str, Any]:
     """uvicorn's options (``uvicorn.run``, ``uvicorn.Config``) that the settings decide."""
     return {
+        "http": functools.partial(
+            BoundedHTTP,
+            read_timeout=settings.request_read_timeout,
+            max_per_address=settings.max_connections_per_address,
+            uncounted=AddressSet(
+                (*settings.trusted_proxies, *settings.rate_exempt, *settings.probe_exempt)
+            ),
+        ),
         "proxy_headers": False,
         "ws": functools.partial(
             BudgetedWebSockets, ping_rate=settings.ws_ping_rate, ping_burst=settings.ws_ping_burst

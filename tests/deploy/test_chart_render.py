@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tablestate.config import Settings
+
 REPO = Path(__file__).resolve().parents[2]
 CHART = REPO / "helm" / "tablestate"
 RELEASE = "ts"
@@ -237,7 +239,10 @@ def test_default_release_with_an_external_redis(helm):
         "TABLESTATE_ALLOWED_ORIGINS": "",
         "TABLESTATE_REDIS_CLUSTER": "false",
         "TABLESTATE_LOG_LEVEL": "info",
+        # the kubelet probes from its node: never limited (docs/security.md, "Probes")
+        "TABLESTATE_PROBE_EXEMPT": "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,127.0.0.1/32",
     }
+    assert Settings.from_env(config).probe_exempt[-1] == "127.0.0.1/32"
     service = r.get("Service")["spec"]
     assert service["type"] == "ClusterIP"
     assert service["ports"] == [

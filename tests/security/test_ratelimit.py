@@ -209,3 +209,24 @@ def test_by_default_no_direct_client_chooses_its_address():
     named = Guard(Settings(trusted_proxies=("10.0.0.5",)), MemoryStore())
     assert named.client(scope("10.0.0.5", "203.0.113.9")) == Client("203.0.113.9", False)
     assert named.client(scope("10.0.0.6", "203.0.113.9")) == Client("10.0.0.6", False)
+
+
+def test_a_probe_exempt_address_is_exempt_from_the_probes_limit_alone():
+    """An address of ``TABLESTATE_PROBE_EXEMPT`` that connects directly is exempt when it
+    asks a probe, not when it asks ``/graphql``; what it forwards never is; and the
+    addresses of ``TABLESTATE_RATE_EXEMPT`` are exempt at the probes too."""
+    settings = Settings(probe_exempt=("10.0.0.0/8",), trusted_proxies=("10.0.0.5",))
+    guard = Guard(settings, MemoryStore())
+
+    def scope(peer: str, *forwarded: str) -> dict:
+        return {
+            "client": (peer, 1234),
+            "headers": [(b"x-forwarded-for", f.encode()) for f in forwarded],
+        }
+
+    assert guard.probe_client(scope("10.1.2.3")) == Client("10.1.2.3", True)
+    assert guard.client(scope("10.1.2.3")) == Client("10.1.2.3", False)
+    assert guard.probe_client(scope("10.0.0.5", "10.9.9.9")) == Client("10.9.9.9", False)
+    assert guard.probe_client(scope("10.0.0.6", "203.0.113.9")) == Client("10.0.0.6", False)
+    assert guard.probe_client(scope("203.0.113.9")) == Client("203.0.113.9", False)
+    assert guard.probe_client(scope("127.0.0.1")) == Client("127.0.0.1", True)
