@@ -204,22 +204,20 @@ async def _watches(context: Context, notice: dict[str, Any]) -> tuple[bool, bool
     flags = notice.get("before", False), notice.get("spectators")
     said = isinstance(flags[0], bool) and isinstance(flags[1], bool)  # older replicas: not
     held = _outside(caller, table_id)
+
+    def judged(held: Rights) -> tuple[bool, bool]:
+        return tuple(may_watch_with(held, bool(f), policy) for f in flags)  # type: ignore[return-value]
+
     if said and held is not None:
-        seen = (
-            may_watch_with(held, bool(flags[0]), policy),
-            may_watch_with(held, bool(flags[1]), policy),
-        )
+        seen = judged(held)
         if all(seen) or not isinstance(caller, User):
             return seen
     loaded = await context.services.tables.reads.load(table_id)
     if loaded is None:
         return False, False
-    held = rights(caller, loaded.table)
     if not said:
         flags = (bool(core(loaded.table.options, "spectators")),) * 2
-    return may_watch_with(held, bool(flags[0]), policy), may_watch_with(
-        held, bool(flags[1]), policy
-    )
+    return judged(rights(caller, loaded.table))
 
 
 def _outside(caller: Caller | None, table_id: str) -> Rights | None:
