@@ -22,10 +22,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.errors import ApiError
-from service.hub import offer, unless_slow
-from service.mailbox import Mailbox
-from service.store.base import StateStore, StoreUnavailable
+from tablestate.errors import ApiError
+from tablestate.hub import offer, unless_slow
+from tablestate.mailbox import Mailbox
+from tablestate.store.base import StateStore, StoreUnavailable
 
 log = logging.getLogger("tablestate.lobby")
 

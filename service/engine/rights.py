@@ -26,8 +26,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, TypeAlias
 
-from service.engine.game import Rejected
-from service.engine.options import core
+from tablestate.engine.game import Rejected
+from tablestate.engine.options import core
 
 MAX_TOKEN: Final = 200
 SPECTATORS: Final = "spectators"  # an event's audience: viewers without a seat only

@@ -14,9 +14,9 @@ from typing import Any, Final
 
 from redis.commands.core import AsyncScript
 
-from service.store import _listing, _wire
-from service.store._reach import Reach
-from service.store.base import (
+from tablestate.store import _listing, _wire
+from tablestate.store._reach import Reach
+from tablestate.store.base import (
     BadCursor,
     CommitResult,
     CursorsSpent,
@@ -34,7 +34,7 @@ from service.store.base import (
     stamp,
 )
 
-logger = logging.getLogger("service.store.redis")  # one logger, the whole store's
+logger = logging.getLogger("tablestate.store.redis")  # one logger, the whole store's
 
 _APPLIED: Final = 1
 _RECORDED: Final = 2

@@ -29,8 +29,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, TypeVar
 
-from service import _json
-from service.engine import rights
+from tablestate import _json
+from tablestate.engine import rights
 
 
 class StoreError(Exception):

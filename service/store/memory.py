@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import final
 
-from service.store.base import (
+from tablestate.store.base import (
     CHAT_KEPT,
     IDEMPOTENCY_KEPT,
     SPECTATOR_BASE,

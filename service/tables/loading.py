@@ -16,15 +16,15 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, Final
 
-from service import logs, tracing
-from service.engine import table as eng
-from service.engine.game import GameDef, Move, Rejected
-from service.engine.rights import HELD, Credential, MalformedToken, User, rights
-from service.engine.ruleset import RuleSet
-from service.errors import ApiError
-from service.metrics import Metrics
-from service.plugins import Registry
-from service.store.base import (
+from tablestate import logs, tracing
+from tablestate.engine import table as eng
+from tablestate.engine.game import GameDef, Move, Rejected
+from tablestate.engine.rights import HELD, Credential, MalformedToken, User, rights
+from tablestate.engine.ruleset import RuleSet
+from tablestate.errors import ApiError
+from tablestate.metrics import Metrics
+from tablestate.plugins import Registry
+from tablestate.store.base import (
     BadCursor,
     Page,
     StoredEvent,

@@ -8,11 +8,11 @@ import json
 import logging
 from collections.abc import Callable
 
-from service.engine import table as eng
-from service.engine.options import core
-from service.store.base import Feeds, StoredEvent, StoreUnavailable, UserTables
-from service.tables.commit import Collaborator, created_at
-from service.tables.loading import Loaded
+from tablestate.engine import table as eng
+from tablestate.engine.options import core
+from tablestate.store.base import Feeds, StoredEvent, StoreUnavailable, UserTables
+from tablestate.tables.commit import Collaborator, created_at
+from tablestate.tables.loading import Loaded
 
 log = logging.getLogger("tablestate.notices")
 

@@ -16,12 +16,12 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from service.engine import chat as chat_rules
-from service.engine import opening
-from service.engine import table as eng
-from service.engine.rights import ANYONE, Caller, here_check, may_watch, rights, watch_refusal
-from service.errors import ApiError
-from service.store.base import (
+from tablestate.engine import chat as chat_rules
+from tablestate.engine import opening
+from tablestate.engine import table as eng
+from tablestate.engine.rights import ANYONE, Caller, here_check, may_watch, rights, watch_refusal
+from tablestate.errors import ApiError
+from tablestate.store.base import (
     SPECTATORS,
     CursorsSpent,
     NewEvent,
@@ -31,9 +31,9 @@ from service.store.base import (
     StoreUnavailable,
     TableStore,
 )
-from service.tables.commit import now_iso
-from service.tables.loading import Tables, refuse
-from service.tables.notices import LocalCommit
+from tablestate.tables.commit import now_iso
+from tablestate.tables.loading import Tables, refuse
+from tablestate.tables.notices import LocalCommit
 
 log = logging.getLogger("tablestate.social")
 

@@ -11,8 +11,8 @@ from uuid import uuid4
 
 import pytest
 
-from service.store import BadCursor, Idempotency, NewEvent, StateStore, StoredEvent, TableMeta
-from service.store.base import SPECTATOR_BASE, SPECTATOR_STEP, SPECTATORS, cursor_key
+from tablestate.store import BadCursor, Idempotency, NewEvent, StateStore, StoredEvent, TableMeta
+from tablestate.store.base import SPECTATOR_BASE, SPECTATOR_STEP, SPECTATORS, cursor_key
 
 AT = "2026-01-01T00:00:00Z"
 TTL = 3600.0

@@ -8,7 +8,7 @@ from uuid import uuid4
 
 import pytest
 
-from service.store import (
+from tablestate.store import (
     BadCursor,
     Idempotency,
     NewEvent,
@@ -17,7 +17,7 @@ from service.store import (
     TableExists,
     TableMeta,
 )
-from service.store.base import page_cursor
+from tablestate.store.base import page_cursor
 
 AT = "2026-01-01T00:00:00Z"
 TTL = 3600.0

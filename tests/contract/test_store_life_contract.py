@@ -9,8 +9,8 @@ import json
 from collections.abc import Awaitable, Callable
 from uuid import uuid4
 
-from service.store import MemoryStore, NewEvent, StateStore, TableMeta
-from service.store.base import SPECTATOR_BASE, SPECTATOR_STEP, SPECTATORS
+from tablestate.store import MemoryStore, NewEvent, StateStore, TableMeta
+from tablestate.store.base import SPECTATOR_BASE, SPECTATOR_STEP, SPECTATORS
 
 AT = "2026-01-01T00:00:00Z"
 TTL = 3600.0

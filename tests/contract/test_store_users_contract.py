@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from service.store import BadCursor, StateStore, TableMeta
-from service.store.base import page_cursor
+from tablestate.store import BadCursor, StateStore, TableMeta
+from tablestate.store.base import page_cursor
 
 from .test_store_contract import TTL, ev, meta, new_table, tid
 
@@ -83,7 +83,7 @@ async def test_tables_gone_leave_a_users_list(
 
 @pytest.mark.redis
 async def test_two_replicas_of_one_redis_see_the_same_lists(redis_url, redis_prefix) -> None:
-    from service.store import RedisStore
+    from tablestate.store import RedisStore
 
     one, other = (RedisStore.from_url(redis_url, prefix=redis_prefix) for _ in range(2))
     try:

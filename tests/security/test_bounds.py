@@ -21,9 +21,9 @@ from support.life import CHAT
 from support.lucky import MOVE, TABLE, open_table
 from support.server import Client, make_settings, serve, ws_init, ws_next
 
-from service.plugins import Registry
-from service.store import MemoryStore, NewEvent, RedisStore, StateStore
-from service.store.base import SPECTATORS, cursor_key
+from tablestate.plugins import Registry
+from tablestate.store import MemoryStore, NewEvent, RedisStore, StateStore
+from tablestate.store.base import SPECTATORS, cursor_key
 
 AT = "2026-01-01T00:00:00.000Z"
 EVENTS = """query($t: ID!, $a: String, $f: Int, $l: Int) { table(id: $t) {

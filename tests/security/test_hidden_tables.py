@@ -13,8 +13,8 @@ import pytest
 from support.server import Client, make_settings, serve
 from support.sockets import Socket, opened
 
-from service.plugins import Registry
-from service.store import MemoryStore, RedisStore, StateStore
+from tablestate.plugins import Registry
+from tablestate.store import MemoryStore, RedisStore, StateStore
 
 CREATE = """mutation($o: JSON) { createTable(gameId: "five-by-five", options: $o) {
   hostToken table { id } } }"""

@@ -17,9 +17,9 @@ from support.lucky import MOVE, open_table
 from support.server import Client, make_settings, serve
 from support.sockets import opened
 
-from service.plugins import Registry
-from service.store import MemoryStore, RedisStore, StateStore, StoredEvent
-from service.store.base import SPECTATOR_BASE, SPECTATOR_STEP, SPECTATORS
+from tablestate.plugins import Registry
+from tablestate.store import MemoryStore, RedisStore, StateStore, StoredEvent
+from tablestate.store.base import SPECTATOR_BASE, SPECTATOR_STEP, SPECTATORS
 
 AT = "2026-01-01T00:00:00.000Z"
 CURSOR = "query($t: ID!) { table(id: $t) { cursor version legalMoves } }"

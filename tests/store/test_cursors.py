@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.store.base import (
+from tablestate.store.base import (
     SPECTATOR_BASE,
     SPECTATOR_STEP,
     SPECTATORS,

@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 from redis.crc import key_slot
 from redis_server import RedisHandle, find_redis_server, free_port, redis_server_process
 
-from service.store import (
+from tablestate.store import (
     Idempotency,
     NewEvent,
     RedisStore,
@@ -21,7 +21,7 @@ from service.store import (
     StoreUnavailable,
     TableMeta,
 )
-from service.store.base import SPECTATOR_BASE, SPECTATOR_STEP, SPECTATORS, CursorsSpent
+from tablestate.store.base import SPECTATOR_BASE, SPECTATOR_STEP, SPECTATORS, CursorsSpent
 
 pytestmark = pytest.mark.redis
 

@@ -11,10 +11,10 @@ from typing import Any, TypeVar
 
 import strawberry
 
-from service.api.context import Context
-from service.api.types import LobbyEvent, TableEvent, TableStatus
-from service.engine.options import core
-from service.engine.rights import (
+from tablestate.api.context import Context
+from tablestate.api.types import LobbyEvent, TableEvent, TableStatus
+from tablestate.engine.options import core
+from tablestate.engine.rights import (
     ELSEWHERE,
     EXPIRED,
     HELD,
@@ -31,11 +31,11 @@ from service.engine.rights import (
     visible,
     watch_refusal,
 )
-from service.engine.table import OPEN
-from service.errors import ApiError
-from service.lobby import seen_as
-from service.store.base import BadCursor, cursor_key
-from service.tables.loading import refuse
+from tablestate.engine.table import OPEN
+from tablestate.errors import ApiError
+from tablestate.lobby import seen_as
+from tablestate.store.base import BadCursor, cursor_key
+from tablestate.tables.loading import refuse
 
 Info = strawberry.Info[Context, None]
 MAX_PAGE = 100

@@ -8,8 +8,8 @@ from typing import Any
 
 import strawberry
 
-from service.api.context import Context
-from service.api.types import (
+from tablestate.api.context import Context
+from tablestate.api.types import (
     Game,
     HouseRule,
     Node,
@@ -24,11 +24,11 @@ from service.api.types import (
     seats_of,
     table_of,
 )
-from service.engine.rights import HELD, Credential, Rights, user_of
-from service.engine.schema import parse_global_id
-from service.errors import ApiError
-from service.store.base import BadCursor, Page, page_cursor, parse_page_cursor
-from service.tables import Loaded
+from tablestate.engine.rights import HELD, Credential, Rights, user_of
+from tablestate.engine.schema import parse_global_id
+from tablestate.errors import ApiError
+from tablestate.store.base import BadCursor, Page, page_cursor, parse_page_cursor
+from tablestate.tables import Loaded
 
 Info = strawberry.Info[Context, None]
 MAX_PAGE = 100

@@ -14,17 +14,17 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
-from service.api.context import Context
-from service.api.types.games import Game, HouseRule
-from service.api.types.nodes import Node, PageInfo
-from service.api.types.seats import GameResult, Seat, _Once, _seat_of
-from service.engine.rights import Rights, redact, sees_private, visible
-from service.engine.schema import GameState, from_view, global_id, state_id
-from service.errors import ApiError
-from service.hub import Delivery
-from service.plugins import camel
-from service.store.base import StoredEvent
-from service.tables import Loaded
+from tablestate.api.context import Context
+from tablestate.api.types.games import Game, HouseRule
+from tablestate.api.types.nodes import Node, PageInfo
+from tablestate.api.types.seats import GameResult, Seat, _Once, _seat_of
+from tablestate.engine.rights import Rights, redact, sees_private, visible
+from tablestate.engine.schema import GameState, from_view, global_id, state_id
+from tablestate.errors import ApiError
+from tablestate.hub import Delivery
+from tablestate.plugins import camel
+from tablestate.store.base import StoredEvent
+from tablestate.tables import Loaded
 
 Info = strawberry.Info[Context, None]
 MAX_EVENTS = 1000
