@@ -2,7 +2,9 @@
 
 Every replica publishes a notice when a public table opens, changes while OPEN, or leaves
 OPEN (``service/tables/notices.py``); the store delivers each notice to every replica watching the
-lobby (Redis: one sharded pub/sub channel; the memory store: in process). The channel keeps
+lobby (Redis: one sharded pub/sub channel; the memory store: in process). Each subscriber is
+shown a notice only as it may see it (``seen_as``): no notice names a table to one that may
+not watch it. The channel keeps
 no history: a lobby screen starts from a snapshot of the open tables and then takes the
 notices, each an upsert or removal keyed by table id. When the store's channel was cut (a
 Redis failover or restart: notices may have been missed meanwhile), every lobby
@@ -43,6 +45,21 @@ class Listening:
         if item is _MISSED:
             raise ApiError("UNAVAILABLE", "lobby notices may have been missed: subscribe again")
         return item  # type: ignore[no-any-return]
+
+
+def seen_as(notice: dict[str, Any], before: bool, now: bool) -> dict[str, Any] | None:
+    """A notice as a subscriber sees it who could watch the table before the change
+    (``before``) and may watch it now (``now``); None: nothing (it never learns of a table it
+    may not watch). A table that it sees for the first time is opened to it; one that it
+    may watch no more is closed to it, with no status (what became of it is not its to
+    know)."""
+    if now:
+        if not before and notice.get("type") == "table.updated":
+            return {**notice, "type": "table.opened"}
+        return notice
+    if before and notice.get("type") in ("table.updated", "table.closed"):
+        return {**notice, "type": "table.closed", "status": None}
+    return None
 
 
 class LobbyHub:

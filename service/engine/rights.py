@@ -183,9 +183,15 @@ def may_watch(held: Rights, table: _Table, policy: str) -> bool:
     always; anyone else (a spectator) unless the table's ``spectators`` option is off or
     the operator's ``policy`` asks more (``SIGNED_IN_ONLY``: a signed-in user,
     ``SEATED_ONLY``: nobody)."""
+    return may_watch_with(held, bool(core(table.options, "spectators")), policy)
+
+
+def may_watch_with(held: Rights, spectators: bool, policy: str) -> bool:
+    """``may_watch`` at a table whose ``spectators`` option is ``spectators`` (what a lobby
+    notice says of it, with no table at hand)."""
     if held.standing == HELD:
         return True
-    if not core(table.options, "spectators") or policy == SEATED_ONLY:
+    if not spectators or policy == SEATED_ONLY:
         return False
     return policy != SIGNED_IN_ONLY or held.standing == SIGNED_IN
 

@@ -19,6 +19,7 @@ from tablestate.store._reach import Reach
 from tablestate.store.base import (
     BadCursor,
     CommitResult,
+    CursorsSpent,
     Idempotency,
     IdempotencyRecord,
     NewEvent,
@@ -250,10 +251,12 @@ class RedisTables(Reach):
             )
         if not reply:
             return ()
-        version, first = int(reply[0]), int(reply[1])
+        version = int(reply[0])
+        if version < 0:
+            raise CursorsSpent(f"no cursor left at the version of {table_id} for spectators")
         return tuple(
             StoredEvent(
-                f"{version}-{first + i}",
+                _wire.text(cursor),
                 version,
                 e.type,
                 e.at,
@@ -262,5 +265,5 @@ class RedisTables(Reach):
                 e.private,
                 e.audience,
             )
-            for i, e in enumerate(events)
+            for cursor, e in zip(reply[1:], events, strict=True)
         )

@@ -5,6 +5,13 @@ move log. Every change is a ``commit`` that lands whole or not at all, and only 
 table is still at ``expected_version``. Events get their cursor from the store:
 ``<version>-<n>``, the n-th event (from 0) of the commit that made that version.
 
+Events every viewer sees (a commit's, seats' chat, presence) are numbered ``0, 1, 2, ...``
+at each version, with no gap. Events for viewers without a seat only (spectators' chat) are
+numbered in a space of their own, above anything the others are ever given:
+``<version>-<2^52 + s * 2^26 + m>``, the m-th such event after the first ``s`` events of
+that version that every viewer sees. They come between those events in cursor order
+(``cursor_key``), and a seat never sees a gap in its numbers nor a cursor of theirs.
+
 A table's events are kept in three logs that share one cursor order: the game's own (every
 commit's events, never dropped), the appended events every viewer sees (seats' chat,
 presence) and the appended events with an audience (spectators' chat). The two appended
@@ -46,6 +53,13 @@ class BadCursor(StoreError):
 
 class TableExists(StoreError):
     """``create`` with an id that is taken."""
+
+
+class CursorsSpent(StoreError):
+    """``append`` found no cursor left at the table's version for an event with an audience
+    (``SPECTATOR_STEP`` of them after one event every viewer sees, or as many events every
+    viewer sees at the version): nothing was appended; the table's next commit opens new
+    ones (API: ``RATE_LIMITED``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,18 +132,68 @@ class StoredEvent:
 _U64_MAX = 2**64 - 1
 _T = TypeVar("_T")
 
+SPECTATOR_BASE: Final = 1 << 52
+"""Where the numbers of events with an audience (spectators' chat) start, at each version."""
+SPECTATOR_STEP: Final = 1 << 26
+"""Numbers of events with an audience after each event every viewer sees (and the most
+events every viewer sees at one version that such events may follow)."""
+_SPECTATOR_END: Final = SPECTATOR_BASE + SPECTATOR_STEP * SPECTATOR_STEP  # 2^53: exact in Lua
 
-@functools.lru_cache(maxsize=4096)  # an event's cursor is read some five times on its way
-def cursor_key(cursor: str) -> tuple[int, int]:
-    """``"12-3"`` -> ``(12, 3)``, for ordering. Raises ``BadCursor`` when malformed."""
+
+def cursor_parts(cursor: str) -> tuple[int, int]:
+    """``"12-3"`` -> ``(12, 3)``, the numbers written. Raises ``BadCursor`` when malformed,
+    or when it is numbered for an audience past what is ever given."""
     v, sep, n = cursor.partition("-")
     # isdigit() alone admits non-ASCII digits ("²") that int() refuses; parts must also fit
     # a Redis stream id (two unsigned 64-bit integers).
     if len(cursor) > 40 or not (sep and v.isascii() and n.isascii()):
         raise BadCursor(f"malformed cursor {cursor[:40]!r}")
-    if not (v.isdigit() and n.isdigit()) or int(v) > _U64_MAX or int(n) > _U64_MAX:
+    if not (v.isdigit() and n.isdigit()) or int(v) > _U64_MAX or int(n) >= _SPECTATOR_END:
         raise BadCursor(f"malformed cursor {cursor[:40]!r}")
     return int(v), int(n)
+
+
+@functools.lru_cache(maxsize=4096)  # an event's cursor is read some five times on its way
+def cursor_key(cursor: str) -> tuple[int, int]:
+    """A cursor's place in its table's order, for comparing: ``"12-3"`` -> ``(12, 3 << 27)``;
+    an event with an audience numbered ``2^52 + s * 2^26 + m`` comes after the event ``s - 1``
+    every viewer sees, and before ``s``: ``(12, ((s - 1) << 27) + 1 + m)``. Raises
+    ``BadCursor`` when malformed."""
+    v, n = cursor_parts(cursor)
+    if n < SPECTATOR_BASE:
+        return v, n << 27
+    s, m = divmod(n - SPECTATOR_BASE, SPECTATOR_STEP)
+    return v, ((s - 1) << 27) + 1 + m
+
+
+def audience_place(n: int) -> tuple[int, int]:
+    """``(s, m)`` of the number ``n`` of an event with an audience (``n >= SPECTATOR_BASE``)."""
+    return divmod(n - SPECTATOR_BASE, SPECTATOR_STEP)
+
+
+def appended_cursors(
+    version: int, seats: int, heard: tuple[int, int] | None, audiences: Sequence[str | None]
+) -> tuple[str, ...]:
+    """The cursors of events appended at ``version`` (their ``audiences``, in order), after
+    ``seats`` events there that every viewer sees and, ``heard``, the ``(s, m)`` of the
+    newest event with an audience there (None: none). The Redis store's ``append.lua``
+    numbers them the same way.
+
+    Raises:
+        CursorsSpent: an event with an audience would need a number past the space.
+    """
+    out: list[str] = []
+    for audience in audiences:
+        if audience is None:
+            out.append(f"{version}-{seats}")
+            seats += 1
+            continue
+        m = heard[1] + 1 if heard is not None and heard[0] == seats else 0
+        if seats >= SPECTATOR_STEP or m >= SPECTATOR_STEP:
+            raise CursorsSpent(f"no cursor left at version {version} for spectators")
+        heard = seats, m
+        out.append(f"{version}-{SPECTATOR_BASE + seats * SPECTATOR_STEP + m}")
+    return tuple(out)
 
 
 def stamp(version: int, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
@@ -213,13 +277,16 @@ class Page:
     cursors: tuple[str, ...] = ()
 
 
-def page_cursor(created_at: float, table_id: str) -> str:
-    """The ``Page.next`` of a listing whose last row is this table (both stores)."""
+def page_cursor(created_at: float, table_id: str = "") -> str:
+    """The ``Page.next`` of a listing whose last row is this table (both stores). Without a
+    table id, a place between rows that names no table (``"<created_at>|"``): the rows
+    after it are those made strictly before ``created_at``."""
     return f"{created_at!r}|{table_id}"
 
 
 def parse_page_cursor(text: str) -> tuple[float, str]:
-    """``page_cursor``'s inverse. Raises ``BadCursor`` when malformed."""
+    """``page_cursor``'s inverse (the table id "" for a place between rows); rows come
+    after it when ``(created_at, table id)`` is less. Raises ``BadCursor`` when malformed."""
     score, sep, table_id = text.partition("|")
     try:
         created_at = float(score)
@@ -306,12 +373,18 @@ class TableStore(Protocol):
 
     async def append(self, table_id: str, events: Sequence[NewEvent]) -> tuple[StoredEvent, ...]:
         """Append events that change no state (chat, presence) at the table's current
-        version: cursors ``<version>-<n>`` with the next free ``n``s, atomically with
-        respect to commits; announced like a commit. The version, the snapshot and the
+        version, atomically with respect to commits; announced like a commit. Cursors as
+        ``appended_cursors`` gives them: ``<version>-<n>`` with the next free ``n`` for an
+        event every viewer sees, a number of the spectators' own space for one with an
+        audience (so that a seat's numbers have no gap). The version, the snapshot and the
         table's expiry stay as they are. Returns () when there is no such table.
 
         Appended events are kept apart from the game's, in two logs (every viewer's, and
-        those with an audience), each trimmed to its newest ``chat_kept`` events."""
+        those with an audience), each trimmed to its newest ``chat_kept`` events.
+
+        Raises:
+            CursorsSpent: no number is left at this version for an event with an audience
+            (nothing was appended)."""
 
 
 class UserTables(Protocol):

@@ -36,14 +36,23 @@ end
 local version = current + 1
 local previous = redis.call('HGET', KEYS[1], 'status') or ''
 -- What was appended at the version this follows (a subscriber fed this commit by the
--- replica that made it must have read those first).
-local appended, newest_seq = '', -1
+-- replica that made it must have read those first): the newest in cursor order, where a
+-- spectators' event numbered 2^52 + s * 2^26 + m comes after the event s - 1 every viewer
+-- sees (service/store/base.py, cursor_key).
+local BASE, STEP = 4503599627370496, 67108864
+local appended, newest_a, newest_b = '', nil, nil
 for i = 7, 8 do
   local newest = redis.call('XREVRANGE', KEYS[i], '+', '-', 'COUNT', 1)
   if #newest > 0 then
     local v, seq = string.match(newest[1][1], '^(%d+)-(%d+)$')
-    if tonumber(v) == current and tonumber(seq) > newest_seq then
-      newest_seq = tonumber(seq)
+    local a, b = tonumber(seq), 0
+    if a >= BASE then
+      a, b = math.floor((a - BASE) / STEP) - 1, 1 + (a - BASE) % STEP
+    end
+    if tonumber(v) == current and (
+      newest_a == nil or a > newest_a or (a == newest_a and b > newest_b)
+    ) then
+      newest_a, newest_b = a, b
       appended = newest[1][1]
     end
   end

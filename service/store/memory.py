@@ -17,6 +17,7 @@ from typing import final
 from tablestate.store.base import (
     CHAT_KEPT,
     IDEMPOTENCY_KEPT,
+    SPECTATOR_BASE,
     BadCursor,
     CommitResult,
     Idempotency,
@@ -28,7 +29,10 @@ from tablestate.store.base import (
     StoredEvent,
     TableExists,
     TableMeta,
+    appended_cursors,
+    audience_place,
     cursor_key,
+    cursor_parts,
     game_events,
     merge_first,
     page_cursor,
@@ -55,6 +59,10 @@ class _Log:
             del self.events[:excess]
             del self.keys[:excess]
             self.dropped = True
+
+    def at(self, version: int) -> bool:
+        """Whether its newest event is of ``version``."""
+        return bool(self.events) and self.events[-1].version == version
 
     def has(self, cursor: str, key: tuple[int, int]) -> bool:
         i = bisect.bisect_left(self.keys, key)
@@ -306,13 +314,14 @@ class MemoryStore:
         table = self._live(table_id)
         if table is None or not events:
             return ()
-        version = table.version
         logs = (table.game, table.chat, table.quiet)
-        last = max((log.keys[-1] for log in logs if log.keys), default=(version, -1))
-        first = last[1] + 1 if last[0] == version else 0
+        version = table.version
+        seen = [cursor_parts(log.events[-1].cursor)[1] for log in logs if log.at(version)]
+        seats = 1 + max((n for n in seen if n < SPECTATOR_BASE), default=-1)
+        heard = max((audience_place(n) for n in seen if n >= SPECTATOR_BASE), default=None)
+        numbers = appended_cursors(version, seats, heard, [e.audience for e in events])
         stored = tuple(
-            replace(s, cursor=f"{version}-{first + i}")
-            for i, s in enumerate(stamp(version, events))
+            replace(s, cursor=c) for s, c in zip(stamp(version, events), numbers, strict=True)
         )
         table.chat.add([e for e in stored if e.audience is None], self._chat_kept)
         table.quiet.add([e for e in stored if e.audience is not None], self._chat_kept)

@@ -35,7 +35,6 @@ from tablestate.store.base import (
 )
 
 CACHE_SIZE: Final = 2048
-MINE_READS: Final = 5  # index pages read at most for one page of a user's tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,24 +196,14 @@ class Tables:
     async def mine(
         self, user: User, status: str | None, first: int, after: str | None
     ) -> tuple[list[Loaded], Page]:
-        """A page of the tables where ``user`` holds a seat or the host's rights, newest
-        first. The index may name tables the user no longer holds anything at: each
-        table's own records decide (``rights``), and the page is filled from further on."""
-        found: list[Loaded] = []
-        cursors: dict[str, str] = {}
-        cursor = after
-        for _ in range(MINE_READS):
-            page: Page = await self.call(
-                self.users.user_tables(user.id, status, first - len(found), cursor)
-            )
-            cursors.update(zip(page.table_ids, page.cursors, strict=False))
-            loaded = await asyncio.gather(*(self.load(t) for t in page.table_ids))
-            found += [t for t in loaded if t is not None and rights(user, t.table).standing == HELD]
-            cursor = page.next
-            if cursor is None or len(found) >= first:
-                break
-        ids = tuple(t.table.id for t in found)
-        return found, Page(ids, cursor, tuple(cursors.get(t, "") for t in ids))
+        """A page of the index of ``user``'s tables, newest first: the tables of it where the
+        user holds a seat or the host's rights, and the page as read. The index may name
+        tables the user no longer holds anything at: each table's own records decide
+        (``rights``)."""
+        page: Page = await self.call(self.users.user_tables(user.id, status, first, after))
+        loaded = await asyncio.gather(*(self.load(t) for t in page.table_ids))
+        held = [t for t in loaded if t is not None and rights(user, t.table).standing == HELD]
+        return held, page
 
     async def moves(self, table_id: str) -> list[dict[str, Any]]:
         """The table's move log (for replay)."""

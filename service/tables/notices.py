@@ -9,6 +9,7 @@ import logging
 from collections.abc import Callable
 
 from tablestate.engine import table as eng
+from tablestate.engine.options import core
 from tablestate.store.base import Feeds, StoredEvent, StoreUnavailable, UserTables
 from tablestate.tables.commit import Collaborator, created_at
 from tablestate.tables.loading import Loaded
@@ -33,13 +34,22 @@ class Deliveries(Collaborator):
         self.local_commit(done.table.id, events, done.table, appended)
 
 
-def lobby_notice(kind: str, table: eng.Table) -> str:
+def lobby_notice(kind: str, table: eng.Table, before: eng.Table | None = None) -> str:
     """A lobby notice as published: ``table.opened``, ``table.updated`` or
-    ``table.closed`` (with the status it left OPEN for)."""
-    return json.dumps(
-        {"type": kind, "tableId": table.id, "gameId": table.game_id, "status": table.status},
-        separators=(",", ":"),
-    )
+    ``table.closed`` (with the status it left OPEN for), and whether spectators may watch
+    the table now (``spectators``) and before the change (``before``; absent for a new
+    table), so that each replica shows each subscriber what it may watch alone
+    (``service/lobby.py``, ``seen_as``)."""
+    notice: dict[str, object] = {
+        "type": kind,
+        "tableId": table.id,
+        "gameId": table.game_id,
+        "status": table.status,
+        "spectators": bool(core(table.options, "spectators")),
+    }
+    if before is not None:
+        notice["before"] = bool(core(before.options, "spectators"))
+    return json.dumps(notice, separators=(",", ":"))
 
 
 class LobbyNotices(Collaborator):
@@ -64,7 +74,7 @@ class LobbyNotices(Collaborator):
         else:
             kind = "table.updated" if after.status == eng.OPEN else "table.closed"
         try:
-            await self.feeds.publish_lobby(lobby_notice(kind, after))
+            await self.feeds.publish_lobby(lobby_notice(kind, after, before))
         except StoreUnavailable as exc:
             log.warning("lobby notice not sent: %s", exc)
 

@@ -23,6 +23,7 @@ from tablestate.engine.rights import ANYONE, Caller, here_check, may_watch, righ
 from tablestate.errors import ApiError
 from tablestate.store.base import (
     SPECTATORS,
+    CursorsSpent,
     NewEvent,
     Presence,
     RateBuckets,
@@ -58,7 +59,12 @@ class Appends:
         this replica answered first is not taken to follow what its subscribers hold."""
         self.appending(table_id, True)
         try:
-            stored = await self.tables.call(self.store.append(table_id, [event]))
+            try:
+                stored = await self.tables.call(self.store.append(table_id, [event]))
+            except CursorsSpent as exc:  # spectators' numbers at this version (2^26 a seat's)
+                raise ApiError(
+                    "RATE_LIMITED", "too many spectators' messages at this version of the table"
+                ) from exc
             if not stored:
                 raise ApiError("NOT_FOUND", "no such table")
             same = table.version == stored[-1].version

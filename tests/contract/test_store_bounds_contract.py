@@ -12,7 +12,7 @@ from uuid import uuid4
 import pytest
 
 from tablestate.store import BadCursor, Idempotency, NewEvent, StateStore, StoredEvent, TableMeta
-from tablestate.store.base import SPECTATORS
+from tablestate.store.base import SPECTATOR_BASE, SPECTATOR_STEP, SPECTATORS, cursor_key
 
 AT = "2026-01-01T00:00:00Z"
 TTL = 3600.0
@@ -39,8 +39,13 @@ def cursors(events: tuple[StoredEvent, ...]) -> list[str]:
 
 
 def key(cursor: str) -> tuple[int, int]:
-    v, _, n = cursor.partition("-")
-    return int(v), int(n)
+    return cursor_key(cursor)
+
+
+def heard(version: int, s: int, m: int) -> str:
+    """The cursor of the m-th spectators' event after the first s events of ``version``
+    every viewer sees."""
+    return f"{version}-{SPECTATOR_BASE + s * SPECTATOR_STEP + m}"
 
 
 def after(events: tuple[StoredEvent, ...], cursor: str) -> tuple[StoredEvent, ...]:
@@ -48,8 +53,8 @@ def after(events: tuple[StoredEvent, ...], cursor: str) -> tuple[StoredEvent, ..
 
 
 async def mixed_history(store: StateStore) -> str:
-    """1-0 1-1 (game), 1-2..1-6 (spectators), 2-0 (game), 2-1 (everyone's chat),
-    2-2 (spectators), 3-0 3-1 (game)."""
+    """1-0 1-1 (game), five spectators' messages after them, 2-0 (game), 2-1 (everyone's
+    chat), a spectators' message, 3-0 3-1 (game)."""
     table_id = tid()
     await store.create(table_id, "s1", META, [ev("a"), ev("b")], ttl=TTL)
     for i in range(5):
@@ -67,17 +72,18 @@ async def mixed_history(store: StateStore) -> str:
 async def test_a_seated_read_leaves_out_events_with_an_audience(store: StateStore) -> None:
     table_id = await mixed_history(store)
     everything = await store.events(table_id, limit=1000)
+    spectators = [heard(1, 2, m) for m in range(5)]
     assert cursors(everything) == (
-        ["1-0", "1-1", "1-2", "1-3", "1-4", "1-5", "1-6", "2-0", "2-1", "2-2", "3-0", "3-1"]
+        ["1-0", "1-1", *spectators, "2-0", "2-1", heard(2, 2, 0), "3-0", "3-1"]
     )
     seen = tuple(e for e in everything if e.audience is None)
     assert await store.events(table_id, limit=1000, seated=True) == seen
     # a page is filled with what the reader may see: hidden events use none of it
     assert cursors(await store.events(table_id, "1-1", 2, seated=True)) == ["2-0", "2-1"]
-    assert cursors(await store.events(table_id, "1-1", 2)) == ["1-2", "1-3"]
+    assert cursors(await store.events(table_id, "1-1", 2)) == [heard(1, 2, 0), heard(1, 2, 1)]
     # the newest, per reader
     assert cursors(await store.last_events(table_id, 3, seated=True)) == ["2-1", "3-0", "3-1"]
-    assert cursors(await store.last_events(table_id, 3)) == ["2-2", "3-0", "3-1"]
+    assert cursors(await store.last_events(table_id, 3)) == [heard(2, 2, 0), "3-0", "3-1"]
     assert await store.last_events(table_id, 100, seated=True) == seen
 
 
@@ -103,7 +109,8 @@ async def test_resuming_from_every_cursor_gives_each_reader_exactly_the_rest(
 @pytest.mark.parametrize("seated", [False, True], ids=["spectator", "seat"])
 async def test_bad_cursors_stay_bad_for_every_reader(store: StateStore, seated: bool) -> None:
     table_id = await mixed_history(store)
-    for cursor in ["9-0", "1-7", "2-3", "0-0", "05-1"]:
+    never = [heard(1, 2, 5), heard(1, 1, 0), heard(2, 1, 0), heard(3, 2, 0), f"1-{2**53}"]
+    for cursor in ["9-0", "1-7", "2-3", "0-0", "05-1", *never]:
         with pytest.raises(BadCursor):
             await store.events(table_id, cursor, seated=seated)
     with pytest.raises(BadCursor):
@@ -124,10 +131,15 @@ async def test_appends_of_every_audience_never_share_a_cursor(store: StateStore)
     await asyncio.gather(commit_all(), *said)
     found = cursors(await store.events(table_id, None, 1000))
     assert len(found) == 41 == len(set(found))
-    keys = [tuple(int(p) for p in c.split("-")) for c in found]
+    keys = [cursor_key(c) for c in found]
     assert keys == sorted(keys)
     seated = await store.events(table_id, None, 1000, seated=True)
     assert len(seated) == 26 and all(e.audience is None for e in seated)
+    # what a seat sees is numbered with no gap at each version
+    numbers: dict[int, list[int]] = {}
+    for e in seated:
+        numbers.setdefault(e.version, []).append(int(e.cursor.partition("-")[2]))
+    assert all(n == list(range(len(n))) for n in numbers.values()), numbers
 
 
 # -- chat kept per audience -------------------------------------------------------------
@@ -157,12 +169,11 @@ async def test_chat_is_kept_up_to_its_bound_and_the_game_is_never_dropped(
     assert await store.events(table_id, "2-0", 1000) == after(everything, "2-0")
     # a dropped chat message's cursor is still a place to resume from
     assert await store.events(table_id, "1-1", 1000) == after(everything, "1-1")
-    assert cursors(await store.events(table_id, "4-3", 1000, seated=True)) == [
-        "4-6",
-        "4-8",
-        "4-10",
-        "5-0",
-    ]
+    assert await store.events(table_id, heard(1, 1, 0), 1000) == after(everything, heard(1, 1, 0))
+    # from a spectators' cursor (kept) a seat resumes at the seats' next event
+    seated = ["4-3", "4-4", "4-5", "5-0"]
+    assert cursors(await store.events(table_id, heard(4, 3, 0), 1000, seated=True)) == seated
+    assert cursors(await store.events(table_id, "4-3", 1000, seated=True)) == seated[1:]
     # ... but a cursor newer than every kept event is not
     with pytest.raises(BadCursor):
         await store.events(table_id, "5-9")

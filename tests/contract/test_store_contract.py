@@ -17,6 +17,7 @@ from tablestate.store import (
     TableExists,
     TableMeta,
 )
+from tablestate.store.base import page_cursor
 
 AT = "2026-01-01T00:00:00Z"
 TTL = 3600.0
@@ -280,6 +281,35 @@ async def test_list_pages_cover_all_once(store: StateStore) -> None:
     assert seen == [i for i in (await store.list("pg", None, 100, None)).table_ids]
     with pytest.raises(BadCursor):
         await store.list(None, None, 4, "not a cursor")
+
+
+async def test_a_place_between_rows_pages_from_the_rows_made_before_it(
+    store: StateStore,
+) -> None:
+    """``"<created_at>|"`` names no table: the rows after it are those made strictly before
+    ``created_at`` (a listing that hid the rows it read ends its page there)."""
+    made = [1.0, 2.0, 2.0, 2.0, 3.0]
+    ids = [await new_table(store, game="bw", created=m) for m in made]
+    newest_first = list((await store.list("bw", None, 100, None)).table_ids)
+    assert newest_first[0] == ids[4] and newest_first[-1] == ids[0]
+    for bound, expected in [
+        (page_cursor(3.0), newest_first[1:]),
+        (page_cursor(2.5), newest_first[1:]),
+        (page_cursor(2.0), [ids[0]]),
+        (page_cursor(1.0), []),
+        ("3.5|", newest_first),
+    ]:
+        page = await store.list("bw", None, 100, bound)
+        assert list(page.table_ids) == expected, bound
+        assert page.next is None
+        # and page by page from there
+        seen: list[str] = []
+        after: str | None = bound
+        while after is not None:
+            page = await store.list("bw", None, 1, after)
+            seen += page.table_ids
+            after = page.next
+        assert seen == expected, bound
 
 
 # -- due-index ------------------------------------------------------------------------

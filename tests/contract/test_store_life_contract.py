@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from uuid import uuid4
 
 from tablestate.store import MemoryStore, NewEvent, StateStore, TableMeta
-from tablestate.store.base import SPECTATORS
+from tablestate.store.base import SPECTATOR_BASE, SPECTATOR_STEP, SPECTATORS
 
 AT = "2026-01-01T00:00:00Z"
 TTL = 3600.0
@@ -70,9 +70,15 @@ async def test_a_commit_names_the_newest_event_appended_at_the_version_it_follow
     quiet = NewEvent("chat.spectator", AT, {"text": "psst"}, None, {}, SPECTATORS)
     await store.append(table_id, [quiet])
     done = await store.commit(table_id, 2, "s3", meta(), [ev("c")], ttl=TTL)
-    assert done.ok and done.appended == "2-2"  # the newest of either audience
+    # the newest of either audience: the spectators' message, after 2-0 and 2-1
+    assert done.ok and done.appended == f"2-{SPECTATOR_BASE + 2 * SPECTATOR_STEP}"
+    # in cursor order, not by the numbers written: a seat's message after a spectator's
+    await store.append(table_id, [quiet])
+    await store.append(table_id, [ev("chat.message")])
     done = await store.commit(table_id, 3, "s4", meta(), [ev("d")], ttl=TTL)
-    assert done.ok and done.appended == ""  # those were at version 2
+    assert done.ok and done.appended == "3-1"
+    done = await store.commit(table_id, 4, "s5", meta(), [ev("e")], ttl=TTL)
+    assert done.ok and done.appended == ""  # those were at version 3
 
 
 async def test_append_to_no_table_writes_nothing(store: StateStore) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from tablestate.store import BadCursor, StateStore, TableMeta
+from tablestate.store.base import page_cursor
 
 from .test_store_contract import TTL, ev, meta, new_table, tid
 
@@ -92,3 +93,14 @@ async def test_two_replicas_of_one_redis_see_the_same_lists(redis_url, redis_pre
     finally:
         await one.close()
         await other.close()
+
+
+async def test_a_users_tables_page_from_a_place_between_rows(store: StateStore) -> None:
+    ids = [await new_table(store, created=m) for m in (1.0, 2.0, 2.0, 3.0)]
+    for table_id, m in zip(ids, (1.0, 2.0, 2.0, 3.0), strict=True):
+        await store.add_user_table(ANN, table_id, m, ttl=TTL)
+    everything = await noted(store, ANN)
+    assert (await store.user_tables(ANN, None, 100, page_cursor(3.0))).table_ids == tuple(
+        everything[1:]
+    )
+    assert (await store.user_tables(ANN, None, 100, page_cursor(2.0))).table_ids == (ids[0],)

@@ -23,7 +23,7 @@ from support.server import Client, make_settings, serve, ws_init, ws_next
 
 from tablestate.plugins import Registry
 from tablestate.store import MemoryStore, NewEvent, RedisStore, StateStore
-from tablestate.store.base import SPECTATORS
+from tablestate.store.base import SPECTATORS, cursor_key
 
 AT = "2026-01-01T00:00:00.000Z"
 EVENTS = """query($t: ID!, $a: String, $f: Int, $l: Int) { table(id: $t) {
@@ -87,9 +87,7 @@ async def redis_commands(admin: aioredis.Redis) -> int:
 
 def key(event: Any) -> tuple[int, int]:
     """An event's (or a cursor's) place in the table's order."""
-    cursor = event if isinstance(event, str) else event.cursor
-    v, _, n = cursor.partition("-")
-    return int(v), int(n)
+    return cursor_key(event if isinstance(event, str) else event.cursor)
 
 
 def spectator_chat(i: int) -> NewEvent:

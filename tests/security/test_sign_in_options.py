@@ -208,9 +208,19 @@ async def test_the_lobby_shows_a_table_only_to_those_who_may_watch_it(servers, s
             async with opened(s.b, who) as socket:
                 await socket.start("lobby", lobby)
 
-                def listed(socket: Any = socket) -> list[dict[str, Any]]:
-                    found = [m["payload"]["data"]["lobbyEvents"] for m in socket.answers("lobby")]
-                    return [e for e in found if e["tableId"] == t]
+                def seen(socket: Any = socket) -> list[dict[str, Any]]:
+                    return [m["payload"]["data"]["lobbyEvents"] for m in socket.answers("lobby")]
 
-                await socket.wait(lambda listed=listed: bool(listed()))
-                assert (listed()[0]["table"] is not None) is shown, who
+                await socket.wait(lambda seen=seen: any(e["type"] == "lobby.live" for e in seen()))
+                listed = [e for e in seen() if e["tableId"] == t]
+                assert [e["table"] is not None for e in listed] == ([True] if shown else []), who
+                # a change of it reaches those who may watch it alone (the public table
+                # opened after it reaches everyone)
+                await s.a.q(OPTIONS, ann, t=t, o={"spectators": False})
+                public = (await s.a.q(CREATE, ann, g="lucky-draw", s=2))["createTable"]
+                marker = public["table"]["id"]
+                await socket.wait(
+                    lambda seen=seen, marker=marker: any(e["tableId"] == marker for e in seen())
+                )
+                changed = [e["type"] for e in seen() if e["tableId"] == t][len(listed) :]
+                assert changed == (["table.updated"] if shown else []), who

@@ -13,8 +13,15 @@ import redis.asyncio as aioredis
 from redis.crc import key_slot
 from redis_server import RedisHandle, find_redis_server, free_port, redis_server_process
 
-from tablestate.store import Idempotency, NewEvent, RedisStore, StoreUnavailable, TableMeta
-from tablestate.store.base import SPECTATORS
+from tablestate.store import (
+    Idempotency,
+    NewEvent,
+    RedisStore,
+    StoredEvent,
+    StoreUnavailable,
+    TableMeta,
+)
+from tablestate.store.base import SPECTATOR_BASE, SPECTATOR_STEP, SPECTATORS, CursorsSpent
 
 pytestmark = pytest.mark.redis
 
@@ -282,3 +289,62 @@ async def test_a_read_is_sent_again_once_on_a_dead_connection() -> None:
     with pytest.raises(ResponseError):
         await RedisStore._reading(flaky(1, ResponseError), "k")
     assert calls == ["k"]
+
+
+def quiet(text: str) -> NewEvent:
+    return NewEvent("chat.spectator", AT, {"text": text}, None, {}, SPECTATORS)
+
+
+async def write_quiet(admin: aioredis.Redis, tag: str, version: int, cursor: str) -> None:
+    """A spectators' message written straight into the table's stream of them."""
+    event = StoredEvent(cursor, version, "chat.spectator", AT, {}, None, {}, SPECTATORS)
+    await admin.xadd(f"{tag}:x", {"e": event.to_json()}, id=cursor)
+
+
+async def test_a_version_with_spectators_chat_numbered_the_old_way_goes_on_so(
+    make_store: MakeStore, admin: aioredis.Redis, redis_prefix: str
+) -> None:
+    """A table written before spectators' events were numbered apart: at the version whose
+    spectators' stream holds one numbered the old way (the next free n of everyone), the
+    appends go on the old way (no stream mixes two numberings at one version, no cursor is
+    given twice); the next version is numbered the new way."""
+    store = make_store()
+    table_id = tid()
+    await store.create(table_id, "s", META, [ev("a")], ttl=60)
+    await write_quiet(admin, f"{redis_prefix}{{t:{table_id}}}", 1, "1-1")
+    said = await store.append(table_id, [ev("chat.message"), quiet("q"), ev("chat.message")])
+    assert [e.cursor for e in said] == ["1-2", "1-3", "1-4"]
+    assert (await store.commit(table_id, 1, "s2", META, [ev("b")], ttl=60)).ok
+    said = await store.append(table_id, [quiet("q"), ev("chat.message")])
+    assert [e.cursor for e in said] == [f"2-{SPECTATOR_BASE + SPECTATOR_STEP}", "2-1"]
+    everything = await store.events(table_id, None, 100)
+    assert [e.cursor for e in everything] == [
+        "1-0",
+        "1-1",
+        "1-2",
+        "1-3",
+        "1-4",
+        "2-0",
+        f"2-{SPECTATOR_BASE + SPECTATOR_STEP}",
+        "2-1",
+    ]
+    for i, e in enumerate(everything):
+        assert await store.events(table_id, e.cursor, 100) == everything[i + 1 :]
+        seen = tuple(x for x in everything[i + 1 :] if x.audience is None)
+        assert await store.events(table_id, e.cursor, 100, seated=True) == seen
+
+
+async def test_no_spectators_number_left_at_a_version_appends_nothing(
+    make_store: MakeStore, admin: aioredis.Redis, redis_prefix: str
+) -> None:
+    store = make_store()
+    table_id = tid()
+    await store.create(table_id, "s", META, [ev("a")], ttl=60)
+    last = f"1-{SPECTATOR_BASE + SPECTATOR_STEP + SPECTATOR_STEP - 1}"  # m at its end
+    await write_quiet(admin, f"{redis_prefix}{{t:{table_id}}}", 1, last)
+    with pytest.raises(CursorsSpent):
+        await store.append(table_id, [quiet("one too many")])
+    assert [e.cursor for e in await store.events(table_id, None, 100)] == ["1-0", last]
+    # everyone's events still get their numbers, and then spectators' events again
+    said = await store.append(table_id, [ev("chat.message"), quiet("after it")])
+    assert [e.cursor for e in said] == ["1-1", f"1-{SPECTATOR_BASE + 2 * SPECTATOR_STEP}"]

@@ -13,20 +13,27 @@ import strawberry
 
 from tablestate.api.context import Context
 from tablestate.api.types import LobbyEvent, TableEvent, TableStatus
+from tablestate.engine.options import core
 from tablestate.engine.rights import (
+    ELSEWHERE,
     EXPIRED,
     HELD,
     LOST,
+    SIGNED_IN,
     SPECTATOR,
+    Caller,
+    Rights,
     User,
     lost,
     may_watch,
+    may_watch_with,
     rights,
     visible,
     watch_refusal,
 )
 from tablestate.engine.table import OPEN
 from tablestate.errors import ApiError
+from tablestate.lobby import seen_as
 from tablestate.store.base import BadCursor, cursor_key
 from tablestate.tables.loading import refuse
 
@@ -150,14 +157,17 @@ async def table_events(
 async def lobby_events(
     info: Info, game_id: strawberry.ID | None = None
 ) -> AsyncGenerator[LobbyEvent, None]:
-    services = info.context.services
+    context = info.context
+    services = context.services
     game = str(game_id) if game_id is not None else None
     async with services.lobby.listen(game) as listening:
         page: str | None = None
         listed = 0
-        while listed < LOBBY_SNAPSHOT:
+        for _ in range(LOBBY_SNAPSHOT // MAX_PAGE * 2):  # hidden tables use up reads too
             found, more = await services.tables.reads.list(game, "OPEN", MAX_PAGE, page)
             for t in found:
+                if listed >= LOBBY_SNAPSHOT or await context.watches(t) is None:
+                    continue
                 listed += 1
                 yield LobbyEvent(
                     type="table.listed",
@@ -166,11 +176,14 @@ async def lobby_events(
                     status=TableStatus(t.table.status),
                 )
             page = more.next
-            if page is None:
+            if page is None or listed >= LOBBY_SNAPSHOT:
                 break
         yield LobbyEvent(type="lobby.live", table_id=None, game_id=None, status=None)
         while True:
-            notice = await listening.next()
+            heard = await listening.next()
+            notice = seen_as(heard, *await _watches(context, heard))
+            if notice is None:
+                continue  # a table this subscriber may not watch, then or now
             status = notice.get("status")
             yield LobbyEvent(
                 type=str(notice.get("type")),
@@ -178,6 +191,43 @@ async def lobby_events(
                 game_id=strawberry.ID(str(notice.get("gameId"))),
                 status=TableStatus(status) if status in TableStatus.__members__ else None,
             )
+
+
+async def _watches(context: Context, notice: dict[str, Any]) -> tuple[bool, bool]:
+    """Whether the caller could watch the table of a lobby notice before its change, and
+    may watch it now (``may_watch``): from what the notice says of the table's spectators
+    then and now, and from the table's own records where the caller may hold something
+    there (a token of that table; a signed-in user, unless it may watch anyway)."""
+    policy = context.services.settings.spectators
+    caller = await context.credential()
+    table_id = str(notice.get("tableId"))
+    flags = notice.get("before", False), notice.get("spectators")
+    said = isinstance(flags[0], bool) and isinstance(flags[1], bool)  # older replicas: not
+    held = _outside(caller, table_id)
+
+    def judged(held: Rights) -> tuple[bool, bool]:
+        return tuple(may_watch_with(held, bool(f), policy) for f in flags)  # type: ignore[return-value]
+
+    if said and held is not None:
+        seen = judged(held)
+        if all(seen) or not isinstance(caller, User):
+            return seen
+    loaded = await context.services.tables.reads.load(table_id)
+    if loaded is None:
+        return False, False
+    if not said:
+        flags = (bool(core(loaded.table.options, "spectators")),) * 2
+    return judged(rights(caller, loaded.table))
+
+
+def _outside(caller: Caller | None, table_id: str) -> Rights | None:
+    """What ``caller`` holds at a table, where that is known without reading the table
+    (None: the table's records decide; a signed-in user's guess: none but its sign-in)."""
+    if caller is None:
+        return SPECTATOR
+    if isinstance(caller, User):
+        return Rights(standing=SIGNED_IN if caller.remaining() > 0 else LOST)
+    return Rights(standing=ELSEWHERE) if caller.table_id != table_id else None
 
 
 FIELDS: tuple[tuple[Callable[..., Any], str], ...] = (

@@ -3,7 +3,7 @@
 No ``from __future__ import annotations`` here: Strawberry reads these annotations.
 """
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import strawberry
@@ -27,13 +27,15 @@ from tablestate.api.types import (
 from tablestate.engine.rights import HELD, Credential, Rights, user_of
 from tablestate.engine.schema import parse_global_id
 from tablestate.errors import ApiError
-from tablestate.store.base import BadCursor, Page
+from tablestate.store.base import BadCursor, Page, page_cursor, parse_page_cursor
 from tablestate.tables import Loaded
 
 Info = strawberry.Info[Context, None]
 MAX_PAGE = 100
 MAX_NODES = 100  # ids in one nodes(ids:)
 MAX_ID = 200  # characters of an id node(id:) looks up
+LIST_READS = 5  # store pages read at most for one page of tables (hidden ones use them up)
+Read = Callable[[int, str | None], Awaitable[tuple[list[Loaded], Page]]]
 
 
 def games(info: Info) -> list[Game]:
@@ -59,29 +61,54 @@ def _page_args(first: int, after: str | None) -> None:
         raise ApiError("BAD_INPUT", "malformed cursor")
 
 
-async def _connection(
-    info: Info, found: list[Loaded], page: Page, after: str | None
-) -> TableConnection:
-    """A page of tables as the caller sees them: those it may not watch left out."""
-    cursors = dict(zip(page.table_ids, page.cursors, strict=False))
-    shown = [(t, await info.context.watches(t)) for t in found]
-    edges = [
-        TableEdge(cursor=cursors.get(t.table.id) or page.next or "", node=table_of(t, held))
-        for t, held in shown
-        if held is not None
-    ]
-    # The end is the store's next page when there is one (past tables not shown here too).
-    end = page.next or (edges[-1].cursor if edges else None)
+async def _connection(info: Info, read: Read, first: int, after: str | None) -> TableConnection:
+    """A page of tables as the caller sees them: those it may not watch are left out, and
+    no cursor names one of them. ``read(n, after)`` reads a page of the store's listing;
+    pages are read until ``first`` tables are shown, the listing ends, or ``LIST_READS``
+    pages were read. The end is the last table shown, or, past hidden tables read after it,
+    a place between rows that names none (``page_cursor`` without a table id)."""
+    edges: list[TableEdge] = []
+    hidden: list[float] = []  # when each table read after the last one shown was made
+    cursor = after
+    for _ in range(LIST_READS):
+        try:
+            found, page = await read(first - len(edges), cursor)
+        except BadCursor as exc:
+            raise ApiError("BAD_INPUT", str(exc)) from exc
+        tables = {t.table.id: t for t in found}
+        for table_id, row in zip(page.table_ids, page.cursors, strict=True):
+            loaded = tables.get(table_id)
+            held = await info.context.watches(loaded) if loaded is not None else None
+            if loaded is None or held is None:
+                hidden.append(parse_page_cursor(row)[0])
+                continue
+            edges.append(TableEdge(cursor=row, node=table_of(loaded, held)))
+            hidden = []
+        cursor = page.next
+        if cursor is None or len(edges) >= first:
+            break
+    end = edges[-1].cursor if edges else None
+    if cursor is not None and hidden:
+        end = _between(hidden)
     return TableConnection(
         nodes=[e.node for e in edges],
         edges=edges,
         page_info=PageInfo(
             end_cursor=end,
-            has_next_page=bool(page.next),
+            has_next_page=cursor is not None,
             has_previous_page=after is not None,
             start_cursor=edges[0].cursor if edges else None,
         ),
     )
+
+
+def _between(made: list[float]) -> str:
+    """A place after tables read and hidden (``made``: when each was made, newest first) that
+    names none of them: before the oldest of them made at another time than the last, so
+    that no table made with the last is skipped (they are read again); when all were made
+    at one time, after that time."""
+    last = made[-1]
+    return page_cursor(min((m for m in made if m > last), default=last))
 
 
 async def tables(
@@ -93,16 +120,10 @@ async def tables(
 ) -> TableConnection:
     _page_args(first, after)
     await info.context.credential()
-    try:
-        found, page = await info.context.services.tables.reads.list(
-            str(game_id) if game_id is not None else None,
-            status.value if status is not None else None,
-            first,
-            after,
-        )
-    except BadCursor as exc:
-        raise ApiError("BAD_INPUT", str(exc)) from exc
-    return await _connection(info, found, page, after)
+    reads = info.context.services.tables.reads
+    game = str(game_id) if game_id is not None else None
+    state = status.value if status is not None else None
+    return await _connection(info, lambda n, a: reads.list(game, state, n, a), first, after)
 
 
 async def my_tables(
@@ -112,13 +133,9 @@ async def my_tables(
     user = user_of(await info.context.credential())
     if user is None:
         raise ApiError("UNAUTHENTICATED", "myTables needs a signed-in user")
-    try:
-        found, page = await info.context.services.tables.reads.mine(
-            user, status.value if status is not None else None, first, after
-        )
-    except BadCursor as exc:
-        raise ApiError("BAD_INPUT", str(exc)) from exc
-    return await _connection(info, found, page, after)
+    reads = info.context.services.tables.reads
+    state = status.value if status is not None else None
+    return await _connection(info, lambda n, a: reads.mine(user, state, n, a), first, after)
 
 
 async def viewer(info: Info, table_id: strawberry.ID | None = None) -> Viewer | None:

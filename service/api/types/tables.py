@@ -162,7 +162,9 @@ class Table(Node):
 
     @strawberry.field(description="The newest event's cursor (null: none yet).")
     async def cursor(self, info: Info) -> str | None:
-        newest = await info.context.services.tables.reads.events(self._loaded.table.id, None, 0, 1)
+        # The newest of the events this viewer may see: a seat's cursor never moves for an
+        # event it does not get (spectators' chat).
+        newest = await visible_events(info, self._loaded.table.id, self._rights.seat, None, 0, 1)
         return newest[-1].cursor if newest else None
 
     @strawberry.field(description="The table options, defaults filled in.")
