@@ -56,7 +56,7 @@ class FieldShape:
     key: str
     shape: Shape
     doc: str | None
-    default: Any = dataclasses.field(default=dataclasses.MISSING, compare=False)
+    default: Any = dataclasses.field(default_factory=lambda: dataclasses.MISSING, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
