@@ -152,7 +152,10 @@ async def test_a_game_through_the_api(client: Client):
         return {"ticTacToe": mark(row, col)}
 
     assert await client.code(MOVE, tokens[0], t=table, m=move(3, 1)) == "BAD_INPUT"
-    assert await client.code(MOVE, tokens[0], t=table, m={"ticTacToe": {"mark": {"row": 0}}}) == "BAD_INPUT"
+    assert (
+        await client.code(MOVE, tokens[0], t=table, m={"ticTacToe": {"mark": {"row": 0}}})
+        == "BAD_INPUT"
+    )
     done = (await client.q(MOVE, tokens[0], t=table, m=move(1, 1)))["makeMove"]
     assert done["events"] == [{"type": "move.made", "seat": 0, "data": {"move": mark(1, 1)}}]
     assert await client.code(MOVE, tokens[1], t=table, m=move(1, 1)) == "ILLEGAL_MOVE"
