@@ -10,9 +10,11 @@ checks that a game's ``determinize`` gives the same state whatever the hidden pa
 Levels (``addBot(level:)``):
 
 - ``easy``: half of its moves are the game's own bot's (by the table's generator), the
-  others a legal move drawn at random.
+  others a legal move drawn at random; or the game's ``GameDef.easy_bot`` (a game written
+  with ``define_game``: a legal move drawn at random).
 - ``normal``: the game's own bot (``GameDef.bot``), a heuristic. The default, and what a
-  seat whose time runs out plays.
+  seat whose time runs out plays. A game written with ``define_game`` that has no bot of
+  its own gets ``search``, a flat Monte Carlo search from random playouts.
 - ``strong``: determinized flat Monte Carlo, the same for every game with ``determinize``:
   for each of ``iterations // moves`` fresh draws of the hidden parts, every move it weighs
   (all legal moves, or at most ``Budget.moves`` and no more than the iterations: the game's
