@@ -310,6 +310,7 @@ def define_game(
     if "bot" in given:  # the game's own bot may answer with a move dataclass
         own = given.pop("bot")
         derived["bot"] = lambda v, rng: kinds.to_json(own(v, rng))
+        derived["easy_bot"] = None  # as for any game's bot: half of the easy level's moves
     if "state_type" not in given or "move_input_type" not in given:
         from tablestate.engine.typed_schema import derive
 

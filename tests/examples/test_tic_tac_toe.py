@@ -3,15 +3,19 @@ through the public harness, and a game played through the GraphQL API."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from support.games import registry
 from support.server import Client, make_settings, serve
 
+from tablestate import hookimpl, plugins
 from tablestate.engine.bots import choose
 from tablestate.store.memory import MemoryStore
 from tablestate.testing import GameDriver, play_checked
@@ -166,3 +170,32 @@ async def test_a_game_through_the_api(client: Client):
     assert [e["type"] for e in done["events"]] == ["move.made", "game.finished"]
     seen = (await client.q(TABLE, t=table))["table"]
     assert seen["state"]["board"] == [["O", "X", ""], ["", "X", ""], ["", "X", "O"]]
+
+
+async def test_its_normal_bot_searches_off_the_event_loop():
+    """The normal level of a game without a bot of its own is a search (``bots.search``):
+    it thinks in the bot pool, as a strong bot does, not on the event loop."""
+    threads: set[str] = set()
+
+    def watched(state, seat, move, rng, rules):
+        threads.add(threading.current_thread().name)
+        return GAME.apply(state, seat, move, rng, rules)
+
+    class Plugin:
+        @hookimpl
+        def tablestate_games(self) -> list:
+            return [replace(GAME, apply=watched)]
+
+    reg = plugins.load(use_entry_points=False, objects=[("watched", Plugin())])
+    async with serve(make_settings(), reg, MemoryStore()) as c:
+        made = (await c.q(CREATE))["createTable"]
+        table, host = made["table"]["id"], made["hostToken"]
+        token = (await c.q(JOIN, t=table, n="Ada"))["joinTable"]["playerToken"]
+        await c.q("mutation($t: ID!) { addBot(tableId: $t) { id } }", host, t=table)
+        await c.q(START, host, t=table)
+        await c.q(MOVE, token, t=table, m={"ticTacToe": mark(1, 1)})
+        for _ in range(500):
+            if (await c.q(TABLE, t=table))["table"]["state"]["toAct"] == [0]:
+                break
+            await asyncio.sleep(0.01)
+    assert any(name.startswith("bot") for name in threads), threads

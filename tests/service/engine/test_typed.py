@@ -379,6 +379,7 @@ def test_the_normal_bot_searches_for_the_win():
 
 def test_a_given_bot_may_answer_with_a_move_dataclass():
     game = toy(bot=lambda view, rng: Pass())
+    assert game.easy_bot is None  # the easy level plays it half the time, as any game's bot
     d = GameDriver(game, 2, seed="s")
     assert choose(game, d.state, 0, "normal", Rng(b"x"), d.rules) == {"pass": True}
 
