@@ -2,7 +2,7 @@
 
 The one public import path. A game's author needs only this module::
 
-    from tablestate import Event, GameDef, Move, Rejected, Result, hookimpl
+    from tablestate import Event, GameDef, Move, Rejected, Result, define_game, hookimpl
 
 ``hookspec`` declares a game's own hooks; ``tablestate.testing`` is the harness that checks a
 game. The folders of the repository map onto packages: ``service/`` is ``tablestate`` and each
@@ -33,6 +33,7 @@ from tablestate.engine import (  # noqa: E402
     Rng,
     RuleSet,
     SetupContext,
+    define_game,
 )
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "Rng",
     "RuleSet",
     "SetupContext",
+    "define_game",
     "hookimpl",
     "hookspec",
 ]

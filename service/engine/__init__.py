@@ -17,6 +17,7 @@ from tablestate.engine.game import (
 )
 from tablestate.engine.rng import Rng
 from tablestate.engine.ruleset import RuleSet
+from tablestate.engine.typed import define_game
 
 __all__ = [
     "BAD_INPUT",
@@ -32,4 +33,5 @@ __all__ = [
     "Rng",
     "RuleSet",
     "SetupContext",
+    "define_game",
 ]

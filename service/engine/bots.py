@@ -10,9 +10,11 @@ checks that a game's ``determinize`` gives the same state whatever the hidden pa
 Levels (``addBot(level:)``):
 
 - ``easy``: half of its moves are the game's own bot's (by the table's generator), the
-  others a legal move drawn at random.
+  others a legal move drawn at random; or the game's ``GameDef.easy_bot`` (a game written
+  with ``define_game``: a legal move drawn at random).
 - ``normal``: the game's own bot (``GameDef.bot``), a heuristic. The default, and what a
-  seat whose time runs out plays.
+  seat whose time runs out plays. A game written with ``define_game`` that has no bot of
+  its own gets ``search``, a flat Monte Carlo search from random playouts.
 - ``strong``: determinized flat Monte Carlo, the same for every game with ``determinize``:
   for each of ``iterations // moves`` fresh draws of the hidden parts, every move it weighs
   (all legal moves, or at most ``Budget.moves`` and no more than the iterations: the game's
@@ -81,7 +83,9 @@ def random_move(view: BotView[Any], rng: Rng) -> Move:
 
 
 def easy(view: BotView[S], rng: Rng) -> Move:
-    """The game's bot half of the time, else a random legal move."""
+    """The game's ``easy_bot``, or its bot half of the time, else a random legal move."""
+    if view.game.easy_bot is not None:
+        return view.game.easy_bot(view, rng)
     if rng.randint(0, 1):
         return random_move(view, rng)
     return view.game.bot(view, rng)
@@ -98,14 +102,22 @@ def _stage(game: GameDef[S], state: S) -> Hashable:
 
 
 def _played_out(
-    game: GameDef[S], state: S, seat: int, rules: RuleSet, rng: Rng, depth: int, stage: Hashable
+    game: GameDef[S],
+    state: S,
+    seat: int,
+    rules: RuleSet,
+    rng: Rng,
+    depth: int,
+    stage: Hashable,
+    bot: Callable[[BotView[S], Rng], Move] | None = None,
 ) -> float:
+    bot = bot or game.bot
     for _ in range(depth):
         if game.result(state) is not None or _stage(game, state) != stage:
             break
         acting = game.to_act(state)
         mover = acting[0]
-        move = game.bot(BotView(mover, state, rules, game), rng)
+        move = bot(BotView(mover, state, rules, game), rng)
         out = game.apply(state, mover, move, rng, rules)
         if not isinstance(out, Outcome):  # a bot that errs ends its playout where it stands
             break
@@ -164,6 +176,36 @@ def _pick(scores: list[list[float]]) -> int:
         return best if gains[0] > 0 else 0
     mean = statistics.fmean(gains)
     return best if mean > statistics.stdev(gains, mean) / math.sqrt(len(gains)) else 0
+
+
+SEARCH_PLAYOUTS: Final = 16
+
+
+def search(view: BotView[S], rng: Rng) -> Move:
+    """A bot for a game that has none of its own (``typed.define_game``'s ``normal`` level,
+    on which ``strong`` builds): flat Monte Carlo from random playouts, cheaper than
+    ``strong``. Each legal move is played on ``SEARCH_PLAYOUTS // moves`` draws (at least
+    one) of the hidden parts, each followed by random legal moves in every seat until the
+    stage ends or ``GameDef.bot_depth`` moves are made, then judged by ``standing``. Every
+    move meets the same draws and the same chance; the best total wins (ties: the first
+    listed)."""
+    moves, game = view.legal, view.game
+    if len(moves) == 1:
+        return moves[0]
+    rounds, stage = max(1, SEARCH_PLAYOUTS // len(moves)), _stage(game, view.state)
+    totals = [0.0] * len(moves)
+    for i in range(rounds):
+        sample = game.determinize(view.state, view.seat, rng.fork(b"search-draw%d" % i))
+        for j, move in enumerate(moves):
+            chance = rng.fork(b"search%d" % i)
+            out = game.apply(sample, view.seat, move, chance, view.rules)
+            if not isinstance(out, Outcome):
+                totals[j] = float("-inf")
+                continue
+            depth = game.bot_depth
+            totals[j] += _played_out(game, out.state, view.seat, view.rules, chance, depth,
+                                     stage, random_move)  # fmt: skip
+    return moves[max(range(len(moves)), key=lambda j: (totals[j], -j))]
 
 
 def candidates(view: BotView[S], rng: Rng, most: int) -> tuple[Move, ...]:

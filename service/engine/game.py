@@ -169,6 +169,8 @@ class GameDef(Generic[S]):
             a die rolled or a hidden card turned up. The core refuses on its own a move
             that used chance (the table's chance counter moved) or finished the game.
             Default: no move is undoable.
+        easy_bot: ``(view, rng) -> move``: the ``easy`` level. Default: the game's ``bot``
+            half of the time, else a legal move drawn at random.
     """
 
     id: str
@@ -199,6 +201,7 @@ class GameDef(Generic[S]):
     standing: Callable[[S, int, RuleSet], float] | None = None
     bot_stage: Callable[[S], Hashable] | None = None
     bot_depth: int = 40
+    easy_bot: Callable[[BotView[S], Rng], Move] | None = None
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from tablestate.engine import table as eng
-from tablestate.engine.bots import NORMAL, STRONG, Budget, choose, level_of
+from tablestate.engine.bots import NORMAL, STRONG, Budget, choose, level_of, search
 from tablestate.engine.game import Rejected
 from tablestate.engine.rng import Rng
 from tablestate.errors import ApiError
@@ -154,7 +154,9 @@ class Bots(Collaborator):
                 return
             seat = seats[0]
             level = level_of(loaded.table.seats[seat].bot_level)
-            if level == STRONG:  # a search: off the event loop, within its budget
+            # A search (the strong level; the normal one of a game whose bot is the generic
+            # search): off the event loop, within its budget.
+            if level == STRONG or (level == NORMAL and loaded.game.bot is search):
                 loop = asyncio.get_running_loop()
                 move = await loop.run_in_executor(self._pool, self.move_for, loaded, seat, level)
             else:  # a heuristic of well under a millisecond: a thread hop would cost more

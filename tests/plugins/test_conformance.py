@@ -50,6 +50,9 @@ def test_random_game_keeps_the_invariants(game_id: str, case: dict[str, Any]) ->
 def test_another_seed_deals_another_game(game_id: str) -> None:
     case = facts(game_id).playouts[0]
     first, other = driver(game_id, case), driver(game_id, {**case, "seed": f"{case['seed']}-2"})
+    if first.rng.counter == 0:  # a game without chance at its start (tic-tac-toe) deals alike
+        assert first.events == other.events and first.state == other.state
+        return
     assert first.events != other.events or first.state != other.state
 
 
@@ -80,7 +83,7 @@ def test_bots_choose_alike_whatever_they_may_not_see(game_id: str) -> None:
             checked += 1
         seat = pick.choice(d.to_act())
         d.move(seat, pick.choice(d.legal(seat)))
-    assert checked >= 4, "too short a game to check the bots"
+    assert checked >= 4 or d.result() is not None, "too short a game to check the bots"
 
 
 def _players(case: dict[str, Any]) -> int:

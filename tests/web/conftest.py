@@ -25,8 +25,10 @@ ROOT = Path(__file__).resolve().parents[2]
 NODE_DIR = ROOT / "tests" / "node"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-# The lobby shows the bundled games only (the test suite's example plugin is installed too).
-EXAMPLE_PLUGINS = "lucky-draw,lucky-draw.allow-pass,lucky-draw.double-evens,lucky-draw.odd-bonus"
+# The lobby shows the bundled games only (the test suite's example plugins are installed too).
+EXAMPLE_PLUGINS = (
+    "lucky-draw,lucky-draw.allow-pass,lucky-draw.double-evens,lucky-draw.odd-bonus,tic-tac-toe"
+)
 
 
 def missing(what: str) -> None:
