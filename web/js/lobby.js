@@ -4,13 +4,13 @@
 
 import { TABLE_ROW, followLobby, request } from './api.js';
 import { h, humanize, replaceChildren } from './dom.js';
-import { gameView } from './games/index.js';
+import { gameView, loadModule } from './games/index.js';
 import { optionsFields, optionsLine, readOptions, ruleText } from './options.js';
 import * as store from './store.js';
 import { list } from './words.js';
 
 const GAMES = `query Games {
-  games { id name summary minPlayers maxPlayers options
+  games { id name summary minPlayers maxPlayers options viewModule
     houseRules { id name description conflictsWith minPlayers maxPlayers } }
 }`;
 const PLAYING_TABLES = `query PlayingTables {
@@ -323,6 +323,8 @@ export function showLobby(root, app) {
     render();
     try {
       games = (await request(GAMES)).games;
+      // The games' own modules word their options and house rules.
+      await Promise.all(games.map(loadModule));
     } catch (err) {
       app.notify(err);
     }
