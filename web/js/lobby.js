@@ -30,10 +30,14 @@ export function showLobby(root, app) {
   let open = null; // the open public tables, live (null: not yet known)
   let playing = null;
   let lobbyStatus = 'connecting';
+  let alive = true; // false once the page moved elsewhere (a request may still answer)
   const openBox = h('div', { class: 'open-box' }, h('section', { class: 'panel' }, h('h3', {}, 'Open tables'), h('p', { class: 'muted' }, 'Loading tables…')));
   const playingBox = h('div', { class: 'playing-box' });
   const tablesBox = h('div', { class: 'tables-box' }, openBox, playingBox);
   const formBox = h('div', { class: 'form-box' });
+  // One input for the lobby's life: a name typed while the games load is not lost to a
+  // re-render.
+  const nameInput = h('input', { id: 'player-name', 'data-key': 'player-name', autocomplete: 'nickname', maxlength: 40, value: store.playerName(), oninput: (e) => store.setPlayerName(e.target.value.trim()) });
 
   const lobby = followLobby({
     onTables: (tables) => {
@@ -56,6 +60,7 @@ export function showLobby(root, app) {
   }
 
   function renderTables() {
+    if (!alive) return;
     const live = h('span', { class: `conn conn-${lobbyStatus === 'live' ? 'live' : 'connecting'}` }, lobbyStatus === 'live' ? ' ● live' : ' ○ reconnecting…');
     replaceChildren(openBox, tableList(['Open tables', live], open, 'No open table: create one.', { joinable: true }));
     replaceChildren(playingBox, tableList(['Being played'], playing, 'None right now.', { joinable: false }));
@@ -171,6 +176,7 @@ export function showLobby(root, app) {
   }
 
   function render() {
+    if (!alive) return;
     replaceChildren(
       root,
       h(
@@ -185,7 +191,7 @@ export function showLobby(root, app) {
             'p',
             {},
             h('label', { for: 'player-name' }, 'Your name '),
-            h('input', { id: 'player-name', autocomplete: 'nickname', maxlength: 40, value: store.playerName(), oninput: (e) => store.setPlayerName(e.target.value.trim()) }),
+            nameInput,
           ),
         ),
         h(
@@ -328,6 +334,7 @@ export function showLobby(root, app) {
     } catch (err) {
       app.notify(err);
     }
+    if (!alive) return;
     render();
     renderTables();
     loadPlaying();
@@ -338,6 +345,7 @@ export function showLobby(root, app) {
 
   return {
     destroy() {
+      alive = false;
       clearInterval(timer);
       lobby.close();
     },
