@@ -37,7 +37,7 @@ export function showLobby(root, app) {
   const formBox = h('div', { class: 'form-box' });
   // One input for the lobby's life: a name typed while the games load is not lost to a
   // re-render.
-  const nameInput = h('input', { id: 'player-name', 'data-key': 'player-name', autocomplete: 'nickname', maxlength: 40, value: store.playerName(), oninput: (e) => store.setPlayerName(e.target.value.trim()) });
+  const nameInput = h('input', { id: 'player-name', autocomplete: 'nickname', maxlength: 40, value: store.playerName(), oninput: (e) => store.setPlayerName(e.target.value.trim()) });
 
   const lobby = followLobby({
     onTables: (tables) => {
@@ -177,6 +177,9 @@ export function showLobby(root, app) {
 
   function render() {
     if (!alive) return;
+    // The name input moves into the new tree before it replaces the old: keep its focus
+    // and caret, or what is typed next is lost.
+    const typing = document.activeElement === nameInput ? [nameInput.selectionStart, nameInput.selectionEnd] : null;
     replaceChildren(
       root,
       h(
@@ -231,6 +234,10 @@ export function showLobby(root, app) {
       ),
     );
     replaceChildren(formBox, chosen ? createForm(chosen) : null);
+    if (typing && document.activeElement !== nameInput) {
+      nameInput.focus();
+      nameInput.setSelectionRange(...typing);
+    }
   }
 
   function createForm(game) {

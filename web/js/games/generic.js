@@ -115,6 +115,20 @@ function kindOf(move) {
   return { kind, args };
 }
 
+const clicksOf = (move) => targets(kindOf(move).args).map((t) => t.key).join(' ');
+
+// How many moves of a list are made by each sequence of clicks (once per list).
+const clickCounts = new WeakMap();
+function countClicks(all) {
+  let counts = clickCounts.get(all);
+  if (!counts) {
+    counts = new Map();
+    for (const m of all) counts.set(clicksOf(m), (counts.get(clicksOf(m)) || 0) + 1);
+    clickCounts.set(all, counts);
+  }
+  return counts;
+}
+
 function makeSteps(move, all = [move]) {
   const { kind, args } = kindOf(move);
   const found = kind ? targets(args) : [];
@@ -122,17 +136,16 @@ function makeSteps(move, all = [move]) {
   if (!found.length) return [button];
   const verb = humanize(kind);
   const steps = found.map((t, i) => ({ key: t.key, label: i === 0 ? `${verb} ${t.text}` : `then ${t.text}` }));
-  // Two moves that click the same things differ in something else: a button says which.
-  const keys = steps.map((s) => s.key).join(' ');
-  const twins = all.filter((m) => m !== move && targets(kindOf(m).args).map((t) => t.key).join(' ') === keys);
-  return twins.length ? [...steps, button] : steps;
+  // Two moves made by the same clicks differ in something else: a button says which.
+  return countClicks(all).get(clicksOf(move)) > 1 ? [...steps, button] : steps;
 }
 
 // -- values -------------------------------------------------------------------------------
 
-function scalarText(name, value, ctx) {
+function scalarText(name, value, ctx, shape = null) {
   if (value === null || value === undefined) return '—';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (shape && leaf(shape).kind === 'ENUM') return Array.isArray(value) ? value.map(humanize).join(', ') : humanize(value);
   if (Number.isInteger(value) && SEAT_FIELD.test(name)) return ctx.seatName(value);
   if (Array.isArray(value)) return value.map((v) => scalarText(name, v, ctx)).join(', ');
   if (typeof value === 'object') return Object.entries(value).map(([k, v]) => `${humanize(k).toLowerCase()} ${scalarText(k, v, ctx)}`).join(', ');
@@ -154,7 +167,7 @@ function listValue(name, shape, value, ctx, mine) {
   if (leaf(shape).kind === 'OBJECT') return objectTable(name, shape.list, value, ctx);
   if (value.every((x) => isCard(x) || isDie(x))) return h('div', { class: 'cards' }, value.map((x) => item(x, ctx, { mine })));
   if (value.every(Number.isInteger) && SEATS_FIELD.test(name)) return h('span', { class: 'value' }, list(value.map(ctx.seatName)));
-  return h('span', { class: 'value' }, value.map((x) => scalarText(name, x, ctx)).join(', '));
+  return h('span', { class: 'value' }, value.map((x) => scalarText(name, x, ctx, shape)).join(', '));
 }
 
 // Where keyboard focus sits in each board (by field), kept across re-renders.
@@ -193,7 +206,8 @@ function board(name, rows, ctx) {
         { role: 'row', class: 'grid-row' },
         row.map((value, c) => {
           const empty = value === null || value === undefined || value === '';
-          const text = empty ? 'empty' : isDie(value) ? dieName(value) : isCard(value) ? cardText(value) : String(value);
+          const plain = typeof value === 'object' && !empty ? scalarText(name, value, ctx) : String(value);
+          const text = empty ? 'empty' : isDie(value) ? dieName(value) : isCard(value) ? cardText(value) : plain;
           return h(
             'div',
             { role: 'gridcell', class: 'grid-cell' },
@@ -207,7 +221,7 @@ function board(name, rows, ctx) {
                 'data-label': `Row ${r + 1}, column ${c + 1}: ${text}`,
                 tabindex: at[0] === r && at[1] === c ? 0 : -1,
               },
-              empty ? '' : isDie(value) ? die(value) : isCard(value) ? card(value, { small: true }) : String(value),
+              empty ? '' : isDie(value) ? die(value) : isCard(value) ? card(value, { small: true }) : plain,
             ),
           );
         }),
@@ -244,7 +258,7 @@ function objectTable(name, shape, rows, ctx) {
 function cellValue(field, value, ctx, mine) {
   if (value === null || value === undefined) return '—';
   if (field.shape.list && Array.isArray(value) && value.length && value.every((x) => isCard(x) || isDie(x))) return h('span', { class: 'cards' }, value.map((x) => item(x, ctx, { mine, small: true })));
-  return scalarText(field.name, value, ctx);
+  return scalarText(field.name, value, ctx, field.shape);
 }
 
 // An object's fields: its plain values as a list of terms, then its lists and objects.
@@ -263,7 +277,7 @@ function fieldsBlock(typeName, obj, ctx, { top = false, mine = false } = {}) {
       const theirs = own || (ctx.me !== null && value.seat === ctx.me);
       parts.push(h('section', { ...attrs, class: `field object${theirs ? ' mine' : ''}`, 'aria-label': label(f.name) }, h('h3', {}, label(f.name)), fieldsBlock(leaf(f.shape).name, value, ctx, { mine: theirs })));
     } else {
-      values.push(h('div', attrs, h('dt', {}, label(f.name)), h('dd', {}, scalarText(f.name, value, ctx))));
+      values.push(h('div', attrs, h('dt', {}, label(f.name)), h('dd', {}, scalarText(f.name, value, ctx, f.shape))));
     }
   }
   return [values.length ? h('dl', { class: 'values' }, values) : null, parts];
