@@ -14,13 +14,14 @@ from typing import Any, Final
 
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tablestate import logs, plugins, tracing
+from tablestate import logs, plugins, tracing, webviews
 from tablestate.api.context import Services
 from tablestate.api.probes import Probes
 from tablestate.api.schema import build_schema
@@ -175,6 +176,20 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
+class ViewFiles(StaticFiles):
+    """A game's view folder (``tablestate.webviews``): ``StaticFiles`` (which also refuses a
+    symbolic link leading out, and answers with the page's validators, ``ETag`` and
+    ``Last-Modified``) that serves only what ``webviews.servable`` allows."""
+
+    def get_path(self, scope: Scope) -> str:
+        path: str = scope["path"]
+        root: str = scope.get("root_path", "")
+        found = webviews.servable(path[len(root) :] if path.startswith(root) else path)
+        if found is None:
+            raise HTTPException(status_code=404)
+        return found
+
+
 class App(Starlette):
     """Starlette, with a WebSocket to ``/graphql`` handed straight to the GraphQL endpoint.
 
@@ -255,6 +270,12 @@ def create_app(
         WebSocketRoute("/graphql", graphql),
         *probes.routes(),
     ]
+    # Each game's own view module and the files beside it, before the page's catch-all.
+    for game_id in sorted(registry.games):
+        spec = registry.games[game_id].web_view
+        if spec is not None:
+            files = ViewFiles(directory=webviews.locate(spec).folder)
+            routes.append(Mount(f"{webviews.URL_PREFIX}/{game_id}", app=files))
     site = web_dir(settings)
     if site is not None:
         routes.append(Mount("/", app=StaticFiles(directory=site, html=True), name="web"))

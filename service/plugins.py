@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import pluggy
 
-from tablestate import PROJECT, hookspecs
+from tablestate import PROJECT, hookspecs, webviews
 from tablestate.engine.game import GameDef, HouseRuleDef
 from tablestate.engine.options import CORE_OPTIONS, OptionError, check_schema
 from tablestate.engine.ruleset import HookNamespace, RuleSet
@@ -143,6 +143,14 @@ def _check_game(game: object, plugin: str) -> GameDef[Any]:
             raise PluginError(f"{where}: option {key!r} has no default")
         if key in CORE_OPTIONS:
             raise PluginError(f"{where}: option {key!r} is a core table option; rename it")
+    if game.web_view is not None:
+        try:
+            webviews.locate(game.web_view)
+        except ValueError as exc:
+            raise PluginError(f"{where}: web_view {exc}") from None
+    for kind in game.event_texts:
+        if kind not in game.event_types:
+            raise PluginError(f"{where}: event_texts names {kind!r}, not in event_types")
     return game
 
 

@@ -133,4 +133,5 @@ GAME: Final = GameDef[State](
     standing=standing,
     bot_stage=stage,
     bot_depth=60,
+    web_view="tablestate_all_fives:web/view.js",
 )

@@ -161,4 +161,5 @@ GAME: Final = GameDef(
     determinize=determinize,
     standing=standing,
     bot_depth=8,
+    web_view="tablestate_five_by_five:web/view.js",
 )

@@ -123,4 +123,5 @@ GAME: Final = GameDef(
     standing=standing,
     bot_stage=stage,
     bot_depth=80,
+    web_view="tablestate_five_crowns:web/view.js",
 )

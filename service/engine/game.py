@@ -171,6 +171,17 @@ class GameDef(Generic[S]):
             Default: no move is undoable.
         easy_bot: ``(view, rng) -> move``: the ``easy`` level. Default: the game's ``bot``
             half of the time, else a legal move drawn at random.
+        web_view: the game's own view on the web page, an ES module the plugin ships as
+            package data: ``"<package>:<folder>/<file>.js"`` (``"tablestate_five_crowns:
+            web/view.js"``). The server serves the files of that folder at
+            ``/games/<game id>/`` and ``Game.viewModule`` names the module's URL; the page
+            imports it in place of its generic view (``docs/plugins.md``). None: the page
+            builds its view from the state type.
+        event_texts: event type -> a sentence for people, with the event's public fields
+            in braces and ``{player}`` for the seat that acted (``"{player} played
+            {card}"``); ``Game.eventTexts``. Types left out are worded by the page.
+        uses_chance: whether the game shuffles or rolls (the page shows its "Fair shuffle"
+            part only then).
     """
 
     id: str
@@ -202,6 +213,9 @@ class GameDef(Generic[S]):
     bot_stage: Callable[[S], Hashable] | None = None
     bot_depth: int = 40
     easy_bot: Callable[[BotView[S], Rng], Move] | None = None
+    web_view: str | None = None
+    event_texts: Mapping[str, str] = field(default_factory=dict)
+    uses_chance: bool = True
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,12 @@ def test_disable_removes_plugins_by_name():
         pytest.param("rule_for_missing_game", "no installed game", id="rule-without-game"),
         pytest.param("unknown_hook", "unknown hook", id="unknown-hook"),
         pytest.param("core_option", "core table option", id="core-option-name"),
+        pytest.param("view_file_missing", "no file web/view.js", id="view-missing"),
+        pytest.param("view_beside_the_code", "a folder of its own", id="view-beside-code"),
+        pytest.param("view_out_of_its_folder", "a folder of its own", id="view-dot-dot"),
+        pytest.param("view_not_a_module", ".js or .mjs", id="view-not-js"),
+        pytest.param("view_package_missing", "no package", id="view-no-package"),
+        pytest.param("text_of_no_event", "'card.burnt', not in event_types", id="text-no-event"),
     ],
 )
 def test_bad_plugins_are_refused_by_name(name, message):

@@ -41,3 +41,16 @@ core_option = plugin(
         )
     ]
 )
+
+
+def _game(**changes: Any) -> SimpleNamespace:
+    game = __import__("dataclasses").replace(GAME, id="view-game", hookspecs=None, **changes)
+    return plugin(tablestate_games=lambda: [game])
+
+
+view_file_missing = _game(web_view="tablestate_example:web/view.js")
+view_beside_the_code = _game(web_view="tablestate_example:game.js")
+view_out_of_its_folder = _game(web_view="tablestate_example:web/../game.py")
+view_not_a_module = _game(web_view="tablestate_example:web/view.css")
+view_package_missing = _game(web_view="no_such_package:web/view.js")
+text_of_no_event = _game(event_texts={"card.burnt": "{player} burnt {card}"})

@@ -46,9 +46,9 @@ def artifacts() -> Path:
 
 
 @contextlib.contextmanager
-def serve(port: int, log_path: Path) -> Iterator[str]:
+def serve(port: int, log_path: Path, **settings: str) -> Iterator[str]:
     """``python -m tablestate.cli serve`` on ``port`` (memory store) until the block ends; its
-    output is appended to ``log_path``."""
+    output is appended to ``log_path``. ``settings`` add to or replace its environment."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLESTATE_")}
     env.pop("REDIS_URL", None)
     env.update(
@@ -57,6 +57,7 @@ def serve(port: int, log_path: Path) -> Iterator[str]:
         TABLESTATE_LOG_LEVEL="warning",
         PYTHONUNBUFFERED="1",
     )
+    env.update(settings)
     log = log_path.open("a")
     cmd = [
         sys.executable,

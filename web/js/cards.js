@@ -38,7 +38,7 @@ export function card(code, { step, wild = false, small = false } = {}) {
   const label = cardName(code) + (wild ? ' (wild)' : '');
   const body = [
     h('span', { class: 'rank' }, rank === 'JK' ? 'Jkr' : rank),
-    h('span', { class: 'suit', 'aria-hidden': 'true' }, SUITS[suit]?.[0] || ''),
+    h('span', { class: 'suit', 'aria-hidden': 'true' }, SUITS[suit]?.[0] || suit),
     wild ? h('span', { class: 'wild-mark', 'aria-hidden': 'true' }, 'wild') : null,
   ];
   const cls = `card suit-${suit || 'joker'}${wild ? ' wild' : ''}${small ? ' small' : ''}`;

@@ -4,13 +4,13 @@
 
 import { TABLE_ROW, followLobby, request } from './api.js';
 import { h, humanize, replaceChildren } from './dom.js';
-import { gameView } from './games/index.js';
+import { gameView, loadModule } from './games/index.js';
 import { optionsFields, optionsLine, readOptions, ruleText } from './options.js';
 import * as store from './store.js';
 import { list } from './words.js';
 
 const GAMES = `query Games {
-  games { id name summary minPlayers maxPlayers options
+  games { id name summary minPlayers maxPlayers options viewModule
     houseRules { id name description conflictsWith minPlayers maxPlayers } }
 }`;
 const PLAYING_TABLES = `query PlayingTables {
@@ -30,10 +30,14 @@ export function showLobby(root, app) {
   let open = null; // the open public tables, live (null: not yet known)
   let playing = null;
   let lobbyStatus = 'connecting';
+  let alive = true; // false once the page moved elsewhere (a request may still answer)
   const openBox = h('div', { class: 'open-box' }, h('section', { class: 'panel' }, h('h3', {}, 'Open tables'), h('p', { class: 'muted' }, 'Loading tables…')));
   const playingBox = h('div', { class: 'playing-box' });
   const tablesBox = h('div', { class: 'tables-box' }, openBox, playingBox);
   const formBox = h('div', { class: 'form-box' });
+  // One input for the lobby's life: a name typed while the games load is not lost to a
+  // re-render.
+  const nameInput = h('input', { id: 'player-name', autocomplete: 'nickname', maxlength: 40, value: store.playerName(), oninput: (e) => store.setPlayerName(e.target.value.trim()) });
 
   const lobby = followLobby({
     onTables: (tables) => {
@@ -56,6 +60,7 @@ export function showLobby(root, app) {
   }
 
   function renderTables() {
+    if (!alive) return;
     const live = h('span', { class: `conn conn-${lobbyStatus === 'live' ? 'live' : 'connecting'}` }, lobbyStatus === 'live' ? ' ● live' : ' ○ reconnecting…');
     replaceChildren(openBox, tableList(['Open tables', live], open, 'No open table: create one.', { joinable: true }));
     replaceChildren(playingBox, tableList(['Being played'], playing, 'None right now.', { joinable: false }));
@@ -171,6 +176,10 @@ export function showLobby(root, app) {
   }
 
   function render() {
+    if (!alive) return;
+    // The name input moves into the new tree before it replaces the old: keep its focus
+    // and caret, or what is typed next is lost.
+    const typing = document.activeElement === nameInput ? [nameInput.selectionStart, nameInput.selectionEnd] : null;
     replaceChildren(
       root,
       h(
@@ -185,7 +194,7 @@ export function showLobby(root, app) {
             'p',
             {},
             h('label', { for: 'player-name' }, 'Your name '),
-            h('input', { id: 'player-name', autocomplete: 'nickname', maxlength: 40, value: store.playerName(), oninput: (e) => store.setPlayerName(e.target.value.trim()) }),
+            nameInput,
           ),
         ),
         h(
@@ -225,6 +234,10 @@ export function showLobby(root, app) {
       ),
     );
     replaceChildren(formBox, chosen ? createForm(chosen) : null);
+    if (typing && document.activeElement !== nameInput) {
+      nameInput.focus();
+      nameInput.setSelectionRange(...typing);
+    }
   }
 
   function createForm(game) {
@@ -323,9 +336,12 @@ export function showLobby(root, app) {
     render();
     try {
       games = (await request(GAMES)).games;
+      // The games' own modules word their options and house rules.
+      await Promise.all(games.map(loadModule));
     } catch (err) {
       app.notify(err);
     }
+    if (!alive) return;
     render();
     renderTables();
     loadPlaying();
@@ -336,6 +352,7 @@ export function showLobby(root, app) {
 
   return {
     destroy() {
+      alive = false;
       clearInterval(timer);
       lobby.close();
     },

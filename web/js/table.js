@@ -7,7 +7,7 @@ import { ApiError, follow, request } from './api.js';
 import { graceClock, seatClock, whenLow } from './clock.js';
 import { confirmDialog } from './dialog.js';
 import { h, humanize, replaceChildren } from './dom.js';
-import { gameView } from './games/index.js';
+import { viewOf } from './games/index.js';
 import { Chooser, wire } from './moves.js';
 import { optionsFields, optionsLine, readOptions, ruleText } from './options.js';
 import * as store from './store.js';
@@ -19,7 +19,10 @@ const SEAT_FIELDS = 'index name kind botLevel score isHost connected timeLeft re
 const GAME_OF = `query GameOf($id: ID!) {
   table(id: $id) {
     id
-    game { id name minPlayers maxPlayers options houseRules { id name description conflictsWith minPlayers maxPlayers } }
+    game {
+      id name minPlayers maxPlayers options viewModule usesChance eventTexts { type text }
+      houseRules { id name description conflictsWith minPlayers maxPlayers }
+    }
   }
 }`;
 
@@ -146,7 +149,8 @@ export function showTable(root, tableId, params, app) {
         return;
       }
       game = first.table.game;
-      view = gameView(game.id);
+      view = await viewOf(game);
+      if (!alive) return;
       query = tableQuery(view.fragment);
       const data = await request(query, { id: tableId, log: 100 }, token());
       if (!alive) return;
@@ -964,7 +968,7 @@ export function showTable(root, tableId, params, app) {
         { class: 'panel result', 'aria-label': 'Result' },
         h('h3', {}, 'This table was cancelled'),
         h('p', {}, 'The host ended it before the end: there is no result.'),
-        seedPart(),
+        game.usesChance ? seedPart() : null,
         h('p', {}, h('a', { href: '#/' }, 'Back to the lobby')),
       );
     }
@@ -993,11 +997,12 @@ export function showTable(root, tableId, params, app) {
             : null,
         canRematch ? h('span', { class: 'hint' }, table.rematch ? ' The new table is open.' : ' A new table with the same players, options and rules; everyone seated here gets their seat there.') : null,
       ),
-      seedPart(),
+      game.usesChance ? seedPart() : null,
       h('p', {}, h('a', { href: '#/' }, 'Back to the lobby')),
     );
   }
 
+  // Shown for games that use chance only: a game without shuffles has nothing to prove.
   function seedPart() {
     // Ids may start with '-': then '--' keeps the command line from reading one as an option.
     const command = `tablestate replay ${table.id.startsWith('-') ? '-- ' : ''}${table.id}`;
@@ -1022,7 +1027,7 @@ export function showTable(root, tableId, params, app) {
   }
 
   function logPanel(me) {
-    const lines = describeAll(log, table, me, view.words);
+    const lines = describeAll(log, table, me, view.words, game.eventTexts);
     return h(
       'section',
       { class: 'panel log', 'aria-label': 'What happened' },

@@ -119,14 +119,17 @@ const CORE = {
 export const CHAT_TYPES = new Set(['chat.message', 'chat.spectator']);
 export const PRESENCE_TYPES = new Set(['seat.connected', 'seat.away']);
 
-// Sentences for a log, in order: [{ event, text, quiet }].
-export function describeAll(events, table, me, gameWords) {
+// Sentences for a log, in order: [{ event, text, quiet }]. A game's words come first, then
+// its plugin's sentence for the event type (`texts`: Game.eventTexts), then the core's.
+export function describeAll(events, table, me, gameWords, texts = []) {
   const w = wordsContext(table, me);
+  const templates = new Map(texts.map((t) => [t.type, t.text]));
   const memo = {};
   return events.map((event) => {
     let said = null;
     try {
       said = gameWords ? gameWords(event, w, memo) : null;
+      if ((said === null || said === undefined) && templates.has(event.type)) said = fillIn(templates.get(event.type), event, w);
       if (said === null || said === undefined) said = CORE[event.type]?.(event, w, memo) ?? null;
     } catch {
       said = null; // words never break the page; the fallback below names the event
@@ -136,10 +139,55 @@ export function describeAll(events, table, me, gameWords) {
   });
 }
 
-// An event nobody wrote words for: who, and what happened, in plain words (no data dump).
+const CARD = /^(?:[2-9]|10|[AKQJ])[SHCDT]$/;
+const SUIT_SIGNS = { S: '♠', H: '♥', C: '♣', D: '♦', T: '★' };
+const SEAT_KEY = /^(?:seat|dealer|leader|winner|player|turn)$|Seat$/;
+const SEATS_KEY = /^(?:seats|winners|players|order|playOrder)$|Seats$/;
+
+// A value of an event's data in words: seats by name, cards with their suit's sign, lists
+// as lists.
+function valueWords(key, value, w) {
+  if (value === null || value === undefined) return 'none';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (Number.isInteger(value) && SEAT_KEY.test(key)) return w.object(value);
+  if (Array.isArray(value)) {
+    if (SEATS_KEY.test(key) && value.every(Number.isInteger)) return w.names(value);
+    return list(value.map((v) => valueWords('', v, w))) || 'none';
+  }
+  if (typeof value === 'object') return Object.entries(value).map(([k, v]) => `${keyWords(k)} ${valueWords(k, v, w)}`).join(', ');
+  const text = String(value);
+  return CARD.test(text) ? `${text.slice(0, -1)}${SUIT_SIGNS[text.slice(-1)]}` : text;
+}
+
+const keyWords = (key) => key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[._-]/g, ' ').toLowerCase();
+
+// A plugin's sentence: "{player} played {card}" with the seat that acted ("You" for the
+// viewer) and the event's fields (public, or the viewer's own private part). A field the
+// event lacks: null, and the page words the event itself.
+function fillIn(template, event, w) {
+  const data = event.data || {};
+  let missing = false;
+  const text = template.replace(/\{(\w+)\}/g, (_m, key, at) => {
+    if (key === 'player') return at === 0 ? w.subject(event.seat) : w.object(event.seat);
+    const value = key in data ? data[key] : data.private?.[key];
+    if (value === undefined) missing = true;
+    return valueWords(key, value, w);
+  });
+  return missing ? null : capitalize(text);
+}
+
+// An event nobody wrote words for: who, what happened and its fields, in plain words
+// ("Ann — card played: card 7A, points 7."); the viewer's own private part too.
 function fallback(event, w) {
-  const what = event.type.replace(/[._-]/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-  return event.seat === null || event.seat === undefined ? `${capitalize(what)}.` : `${w.subject(event.seat)}: ${what}.`;
+  const what = keyWords(event.type);
+  const data = { ...(event.data || {}), ...(event.data?.private || {}) };
+  delete data.private;
+  const fields = Object.entries(data)
+    .map(([k, v]) => `${keyWords(k)} ${valueWords(k, v, w)}`)
+    .join(', ');
+  const who = event.seat === null || event.seat === undefined ? null : w.subject(event.seat);
+  if (!fields) return who ? `${who}: ${what}.` : `${capitalize(what)}.`;
+  return who ? `${who} — ${what}: ${fields}.` : `${capitalize(what)}: ${fields}.`;
 }
 
 // Option and house-rule texts come from the games' plugins, written for developers as much

@@ -14,6 +14,7 @@ from tablestate.engine.options import table_schema
 from tablestate.engine.schema import global_id
 from tablestate.engine.table import CORE_EVENT_TYPES
 from tablestate.plugins import PluginInfo, Registry
+from tablestate.webviews import url_of
 
 Info = strawberry.Info[Context, None]
 
@@ -43,6 +44,17 @@ class HouseRule(Node):
         )
 
 
+@strawberry.type(description="A game's sentence for one type of event.")
+class EventText:
+    type: str = strawberry.field(description="The event type, e.g. card.played.")
+    text: str = strawberry.field(
+        description=(
+            "A sentence with the event's public data fields in braces and {player} for "
+            "the seat that acted, e.g. '{player} played {card}'."
+        )
+    )
+
+
 @strawberry.type(description="An installed game.")
 class Game(Node):
     id: strawberry.ID = strawberry.field(
@@ -55,6 +67,18 @@ class Game(Node):
     options: JSON = strawberry.field(description="JSON Schema of the table options.")
     event_types: list[str] = strawberry.field(
         description="Every event type this game emits, core ones included."
+    )
+    view_module: str | None = strawberry.field(
+        description=(
+            "The URL path on this server of the game's own ES-module view for the web page "
+            "(/games/<game id>/<file>); null: the game has none."
+        )
+    )
+    uses_chance: bool = strawberry.field(
+        description="Whether the game shuffles or rolls (false: no fair-shuffle proof to show)."
+    )
+    event_texts: list[EventText] = strawberry.field(
+        description="The game's sentence per event type, for the types it words (by type)."
     )
 
     @strawberry.field(description="The house rules installed for this game.")
@@ -74,6 +98,9 @@ class Game(Node):
             max_players=g.max_players,
             options=table_schema(g.options),
             event_types=types,
+            view_module=url_of(g.id, g.web_view),
+            uses_chance=g.uses_chance,
+            event_texts=[EventText(type=k, text=v) for k, v in sorted(g.event_texts.items())],
         )
 
 

@@ -1,8 +1,8 @@
 // All Fives: stand or beg, give one or run, then play tricks. Its view, its events in
 // words, the deal summary, why a card cannot be played, and which moves may be taken back.
 
-import { h } from '../dom.js';
-import { card, cardBack, cardText, parseCard, suitText } from '../cards.js';
+import { h } from '/js/dom.js';
+import { card, cardBack, cardText, parseCard, suitText } from '/js/cards.js';
 
 export const fragment = `... on AllFivesState {
   phase seats dealer eldest dealNumber targetScore proposedSuit turnUp trump begged runs

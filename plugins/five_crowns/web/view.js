@@ -2,8 +2,8 @@
 // game with one player. Its view, its events in words, the round summary, why a card
 // cannot be played, and which of your moves may be taken back.
 
-import { h } from '../dom.js';
-import { card, cardBack, cardText, parseCard } from '../cards.js';
+import { h } from '/js/dom.js';
+import { card, cardBack, cardText, parseCard } from '/js/cards.js';
 
 export const fragment = `... on FiveCrownsState {
   mode phase round rounds playoff cardsDealt wildRank dealer turn finalTurns wentOut

@@ -1,8 +1,8 @@
 // Five by Five: play an action card (roll and place a die, reroll, remove, swap, +1/-1,
 // paint), score objectives the board satisfies, take a new action card.
 
-import { h } from '../dom.js';
-import { colorName, die, dieName } from '../cards.js';
+import { h } from '/js/dom.js';
+import { colorName, die, dieName } from '/js/cards.js';
 
 export const fragment = `... on FiveByFiveState {
   board phase current turn order pendingDie drawsLeft scoredThisTurn finalQueue
