@@ -178,6 +178,14 @@ def _view_type(view: Callable[..., Any], where: str) -> type:
 _RULES: Final = ("setup", "to_act", "legal", "apply", "result")
 
 
+def _reads_rng(fn: Callable[..., Any]) -> bool:
+    """Whether a setup function reads its context's ``rng`` (``ctx.rng.shuffle(...)``): a
+    game whose setup and apply never touch chance deals the same game for any seed, which
+    the harness checks, and the page leaves out its "Fair shuffle" part."""
+    code = getattr(fn, "__code__", None)
+    return code is None or "rng" in code.co_names
+
+
 def define_game(
     *,
     id: str,
@@ -226,6 +234,9 @@ def define_game(
             before ``apply`` sees it. False for a game whose legal moves list one
             arrangement of many: its ``apply`` refuses what is illegal itself.
         events: the event types ``setup`` and ``apply`` emit of their own.
+        Whether the game uses chance (``GameDef.uses_chance``) is read from the rules:
+        an ``apply`` that takes ``rng``, or a ``setup`` that reads ``ctx.rng``; say
+        ``uses_chance=`` where a helper of setup's draws instead.
         **given: any other ``GameDef`` field, which replaces what would be derived:
             ``options``, ``bot``, ``determinize``, ``standing``, ``hookspecs``...
 
@@ -306,6 +317,7 @@ def define_game(
         "decode": decode,
         "check_move": kinds.check,
         "event_types": tuple(events) if hidden else (*events, MOVE_MADE),
+        "uses_chance": "rng" in apply_extras or _reads_rng(setup),
     }
     if "bot" in given:  # the game's own bot may answer with a move dataclass
         own = given.pop("bot")

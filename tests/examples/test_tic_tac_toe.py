@@ -199,3 +199,7 @@ async def test_its_normal_bot_searches_off_the_event_loop():
                 break
             await asyncio.sleep(0.01)
     assert any(name.startswith("bot") for name in threads), threads
+
+
+def test_it_uses_no_chance():
+    assert GAME.uses_chance is False  # the page shows no "Fair shuffle" part for it

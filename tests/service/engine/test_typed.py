@@ -471,3 +471,17 @@ def test_docstrings_give_the_descriptions():
         x: int
 
     assert docs(Bare) == (None, {})
+
+
+def test_whether_a_game_uses_chance_is_read_from_its_rules():
+    def shuffled(ctx: SetupContext) -> Toy:
+        first = setup(ctx)
+        return replace(first, seats=tuple(ctx.rng.shuffle(list(ctx.seats))))
+
+    def rolled(state: Toy, seat: int, move: Play | Pass, rng: Rng) -> Toy:
+        return apply(state, seat, move)
+
+    assert toy().uses_chance is False  # setup reads no rng, apply takes none
+    assert toy(setup=shuffled).uses_chance is True
+    assert toy(apply=rolled).uses_chance is True
+    assert toy(uses_chance=True).uses_chance is True  # said outright
