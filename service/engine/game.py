@@ -169,6 +169,10 @@ class GameDef(Generic[S]):
             a die rolled or a hidden card turned up. The core refuses on its own a move
             that used chance (the table's chance counter moved) or finished the game.
             Default: no move is undoable.
+        conserved: ``state -> {item: count}``: the items no move may create or destroy
+            (cards by name, tokens by kind, dice by colour: never a die's face, which a
+            roll changes). The harness (``tablestate.testing``) checks that the counts
+            stay those of the setup at every step. Default: the game declares none.
     """
 
     id: str
@@ -199,6 +203,7 @@ class GameDef(Generic[S]):
     standing: Callable[[S, int, RuleSet], float] | None = None
     bot_stage: Callable[[S], Hashable] | None = None
     bot_depth: int = 40
+    conserved: Callable[[S], Mapping[str, int]] | None = None
 
 
 @dataclass(frozen=True)
