@@ -123,7 +123,7 @@ def input_shape(input_type: type) -> Shape:
 
 def _show(value: Any) -> str:
     """A value as a message shows it: JSON for a scalar, its kind for the rest."""
-    if isinstance(value, Mapping):
+    if isinstance(value, dict | Mapping):
         return "an object"
     if isinstance(value, list | tuple):
         return "a list"
@@ -149,10 +149,51 @@ def _scalar(kind: str, value: Any) -> bool:
     return isinstance(value, str | int)  # ID
 
 
+_PLAIN: Final[Mapping[str, type]] = {"String": str, "Int": int, "Boolean": bool, "ID": str}
+
+
+def _fits(shape: Shape, value: Any, is_input: bool, top: bool) -> bool:
+    """Whether ``value`` fits ``shape``: ``misfit``'s answer, fast, with no message."""
+    if value is None:
+        return shape.nullable
+    kind = shape.kind
+    if kind == "object":
+        if not isinstance(value, dict) and not isinstance(value, Mapping):
+            return False
+        fields = shape.fields
+        for key in value:
+            if key not in fields and not (top and not is_input and key in CORE_FIELDS):
+                return False
+        if shape.one_of and sum(v is not None for v in value.values()) != 1:
+            return False
+        for key, inner in fields.items():
+            if key in value:
+                if not _fits(inner, value[key], is_input, False):
+                    return False
+            elif key in shape.required if is_input else not inner.nullable:
+                return False
+        return True
+    if kind == "list":
+        of = shape.of
+        assert of is not None
+        if not isinstance(value, list | tuple):
+            return False
+        plain = _PLAIN.get(of.kind)  # a list of strings or of numbers: no call per item
+        if plain is not None and all(type(item) is plain for item in value):
+            return of.kind != "Int" or all(INT_RANGE[0] <= item <= INT_RANGE[1] for item in value)
+        return all(_fits(of, item, is_input, False) for item in value)
+    if kind == "enum":
+        name = value.name if isinstance(value, enum.Enum) else value
+        return isinstance(name, str) and name in shape.values
+    return _scalar(kind, value)
+
+
 def misfit(shape: Shape, value: Any, path: str = "", is_input: bool = False) -> str | None:
     """Why ``value`` does not fit ``shape`` (``field "a.0.b": expected Int!, got 'x'``), or
     None when it fits. ``is_input``: a move (unknown keys, missing required fields and a
     ``@oneOf`` with other than one field are refused as the API refuses them)."""
+    if not path and _fits(shape, value, is_input, True):
+        return None
     where = f'field "{path}"' if path else "the value"
     if value is None:
         return None if shape.nullable else f"{where}: expected {shape.label()}, got null"
@@ -179,7 +220,7 @@ def misfit(shape: Shape, value: Any, path: str = "", is_input: bool = False) -> 
 
 
 def _object_misfit(shape: Shape, value: Any, path: str, where: str, is_input: bool) -> str | None:
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict) and not isinstance(value, Mapping):
         return f"{where}: expected {shape.label()} (an object), got {_show(value)}"
     for key in value:
         if key not in shape.fields and not (not path and key in CORE_FIELDS and not is_input):
