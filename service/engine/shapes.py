@@ -24,6 +24,7 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types.base import StrawberryList, StrawberryOptional, get_object_definition
 from strawberry.types.enum import StrawberryEnumDefinition
+from strawberry.types.lazy_type import LazyType
 from strawberry.utils.str_converters import to_camel_case
 
 CORE_FIELDS: Final = frozenset({"id", "gameId", "toAct"})  # filled by the core, not the view
@@ -78,6 +79,8 @@ _SCALARS: Final[Mapping[Any, str]] = {
 
 
 def _shape(tp: Any, nullable: bool, seen: dict[tuple[int, bool], Shape], core: bool) -> Shape:
+    if isinstance(tp, LazyType):
+        tp = tp.resolve_type()
     if isinstance(tp, StrawberryOptional):
         return _shape(tp.of_type, True, seen, core)
     if isinstance(tp, StrawberryList):
