@@ -147,7 +147,7 @@ def self_play(game: GameDef[Any], rules: RuleSet, moves: int = SELF_PLAY_MOVES) 
             function of the game raised (the error says which, and at which move).
     """
     contract = contract_of(game)
-    pick, step = Rng(_SEED + b"/pick"), "setup"
+    pick, step = Rng(_SEED + b"/pick"), "at the setup"
     try:
         options = resolve(game.options, None)
         seats = _seats(game, options, rules)
@@ -155,7 +155,7 @@ def self_play(game: GameDef[Any], rules: RuleSet, moves: int = SELF_PLAY_MOVES) 
         state, events = game.setup(SetupContext(seats, options, rules, rng))
         contract.check_events(events)
         for n in range(moves + 1):
-            step = f"move {n}" if n else "setup"
+            step = f"after move {n}" if n else "after the setup"
             contract.check_state(state, seats, rules)
             acting = tuple(game.to_act(state))
             if not acting or n == moves:
@@ -163,8 +163,8 @@ def self_play(game: GameDef[Any], rules: RuleSet, moves: int = SELF_PLAY_MOVES) 
             seat = pick.choice(acting)
             legal = list(game.legal_moves(state, seat, rules))
             if not legal:
-                raise ContractError(game.id, f"after {step}: seat {seat} is to act with no move")
-            move = pick.choice(legal)
+                raise ContractError(game.id, f"seat {seat} is to act with no legal move")
+            move, step = pick.choice(legal), f"at move {n + 1}"
             out = game.apply(state, seat, move, rng, rules)
             if not isinstance(out, Outcome):
                 raise ContractError(
@@ -173,12 +173,10 @@ def self_play(game: GameDef[Any], rules: RuleSet, moves: int = SELF_PLAY_MOVES) 
                 )
             contract.check_events(out.events)
             state = out.state
-    except ContractError:
-        raise
+    except ContractError as exc:
+        raise ContractError(game.id, f"{exc.detail} (self-play, {step})") from None
     except Exception as exc:  # whatever a game's function raises refuses the game, named
-        raise ContractError(
-            game.id, f"self-play, after {step}: {type(exc).__name__}: {exc}"
-        ) from exc
+        raise ContractError(game.id, f"self-play, {step}: {type(exc).__name__}: {exc}") from exc
 
 
 def check_game(game: GameDef[Any], rules: RuleSet | None = None) -> None:
