@@ -178,18 +178,21 @@ def check_contract(d: GameDriver) -> None:
     contract_of(d.game).check_state(d.state, d.seats, d.rules)
 
 
-def check_state(d: GameDriver, facts: GameFacts, rng: random.Random) -> None:
-    """Conservation, the contract, and every view secret: it names nothing its viewer may
-    not know and stays the same, as a value of any type, when what the viewer may not see
-    is moved about."""
+def check_state(d: GameDriver, facts: GameFacts, rng: random.Random) -> dict[int | None, Any]:
+    """Conservation, every view fits the state type (the contract), and every view secret:
+    it names nothing its viewer may not know and stays the same, as a value of any type,
+    when what the viewer may not see is moved about. The scrambled states, by viewer."""
     check_conserved(d, facts)
-    check_contract(d)
-    check_view_secret(d.game, facts, d.state, d.seats, rng)
-    for seat in (None, *d.seats):
-        view = d.view(seat)
+    contract = contract_of(d.game)
+    views = {seat: d.view(seat) for seat in (None, *d.seats)}
+    for seat, view in views.items():
+        contract.check_view(view, seat)
+    scrambled = check_view_secret(d.game, facts, d.state, d.seats, rng, views)
+    for seat, view in views.items():
         leak = facts.names(view) & secret(facts, d.state, seat)
         assert not leak, f"the view of seat {seat} shows {sorted(leak)}"
         facts.check_view(d.state, seat, view)
+    return scrambled
 
 
 def check_events(facts: GameFacts, seats: Sequence[int], before: Any, after: Any,
@@ -216,11 +219,13 @@ def _key(move: Move) -> str:
 
 def check_moves(d: GameDriver, probe: bool) -> None:
     """Progress: a game not over has a seat to act; exactly the seats to act have legal
-    moves, none listed twice; with ``probe``, each is well formed and accepted."""
-    acting = d.to_act()
+    moves, none listed twice, each a value of the move input (the contract); with
+    ``probe``, each is well formed and accepted."""
+    acting, contract = d.to_act(), contract_of(d.game)
     assert bool(acting) == (d.result() is None), f"to act {acting} at result {d.result()}"
     for seat in d.seats:
         moves = d.legal(seat)
+        contract.check_moves(moves, seat)
         assert bool(moves) == (seat in acting), f"seat {seat}: {len(moves)} legal moves"
         assert len({_key(m) for m in moves}) == len(moves), "a move is listed twice"
         for move in moves if probe else ():
@@ -295,7 +300,7 @@ def play_checked(d: GameDriver, facts: GameFacts, case: Mapping[str, Any],
     check_events(facts, d.seats, None, d.state, None, d.events)
     facts.check_commit(None, d.state, d.events, d.rules)
     for step in range(max_moves):
-        check_state(d, facts, shuffle)
+        scrambled = check_state(d, facts, shuffle)
         d.check_roundtrip()
         check_moves(d, probe=bool(every) and step % every == 0)
         result = d.result()
@@ -307,7 +312,9 @@ def play_checked(d: GameDriver, facts: GameFacts, case: Mapping[str, Any],
             check_refusals(d, facts, seat)
         before = d.state
         move = choose(d.game, facts, before, seat, d.legal(seat), d.rules)
-        check_events_secret(d.game, facts, d.seats, before, seat, move, d.rules, d.rng, shuffle)
+        check_events_secret(
+            d.game, facts, d.seats, before, seat, move, d.rules, d.rng, shuffle, scrambled
+        )
         events = d.move(seat, move)
         made.append((seat, move))
         contract.check_events(events)

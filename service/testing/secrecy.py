@@ -99,17 +99,22 @@ def check_view_secret(
     state: Any,
     seats: Sequence[int],
     shuffle: random.Random,
-) -> None:
-    """Each view (every seat's and a spectator's) is the same in a state scrambled as its
-    viewer cannot tell."""
+    views: Mapping[int | None, Any] | None = None,
+) -> dict[int | None, Any]:
+    """Each view (every seat's and a spectator's; ``views`` when they are made already) is
+    the same in a state scrambled as its viewer cannot tell. The scrambled states, by
+    viewer (for ``check_events_secret``)."""
+    out: dict[int | None, Any] = {}
     for seat in (None, *seats):
-        view = game.view(state, seat)
-        again = game.view(scramble(game, facts, state, seat, seats, shuffle), seat)
+        view = views[seat] if views is not None else game.view(state, seat)
+        out[seat] = other = scramble(game, facts, state, seat, seats, shuffle)
+        again = game.view(other, seat)
         found = None if again == view else difference(view, again)
         assert found is None, (
             f"the view of {_who(seat)} changes with what it may not see: at {found} in a "
             "state it cannot tell from this one"
         )
+    return out
 
 
 def check_events_secret(
@@ -122,17 +127,22 @@ def check_events_secret(
     rules: RuleSet,
     chance: Rng,
     shuffle: random.Random,
+    scrambled: Mapping[int | None, Any] | None = None,
 ) -> None:
     """The events of ``mover``'s ``move`` from ``before`` show no viewer what it may not
     see (the module's docstring): ``chance`` is the table's generator, which the two plays
-    fork in two ways."""
+    fork in two ways; ``scrambled``: ``check_view_secret``'s states of ``before``, whose
+    views it checked (else they are drawn here, and checked)."""
     base = game.apply(before, mover, move, chance.fork(b"secrecy"), rules)
     if not isinstance(base, Outcome):
         return
     for seat in (None, *seats):
-        other = scramble(game, facts, before, seat, seats, shuffle)
-        if game.view(other, seat) != game.view(before, seat):
-            continue  # the view check reports it
+        if scrambled is not None:
+            other = scrambled[seat]
+        else:
+            other = scramble(game, facts, before, seat, seats, shuffle)
+            if game.view(other, seat) != game.view(before, seat):
+                continue  # the view check reports it
         out = game.apply(other, mover, move, chance.fork(b"secrecy/else"), rules)
         if not isinstance(out, Outcome) or game.view(out.state, seat) != game.view(
             base.state, seat
