@@ -26,7 +26,7 @@ from tablestate.engine.game import Event, GameDef, Move, Outcome, SetupContext
 from tablestate.engine.options import resolve
 from tablestate.engine.rng import Rng
 from tablestate.engine.ruleset import RuleSet
-from tablestate.engine.shapes import Shape, input_shape, misfit, state_shape, type_problems
+from tablestate.engine.graphql_shapes import Shape, input_shape, misfit, state_shape, type_problems
 
 SELF_PLAY_MOVES: Final = 30  # enough to reach most kinds of move; start-up stays fast
 _SEED: Final = b"tablestate/contract"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support import tiny_schema
 
-from tablestate.engine.shapes import input_shape, misfit, state_shape
+from tablestate.engine.graphql_shapes import input_shape, misfit, state_shape
 from tablestate_five_crowns.schema import FiveCrownsState
 
 DICE = state_shape(tiny_schema.HiddenDiceState)
