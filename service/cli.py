@@ -24,6 +24,10 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
+    # The plugins (and each game's contract with the API) are checked here, before the
+    # server starts, so that a bad one stops `serve` with its message and status 2; the
+    # app's factory loads them again in each worker.
+    plugins.load(settings.plugins, settings.disable)
     made = None
     if settings.workers > 1:
         # Every worker writes its metrics to one folder, so that a scrape answered by any

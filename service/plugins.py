@@ -18,6 +18,7 @@ from typing import Any, Final
 import pluggy
 
 from tablestate import PROJECT, hookspecs, webviews
+from tablestate.engine.contract import ContractError, check_game
 from tablestate.engine.game import GameDef, HouseRuleDef
 from tablestate.engine.options import CORE_OPTIONS, OptionError, check_schema
 from tablestate.engine.ruleset import HookNamespace, RuleSet
@@ -193,8 +194,13 @@ def load(
         objects: plugins already imported, as ``(name, plugin)`` (tests, embedding).
         trace: write every hook call to stderr (``TABLESTATE_TRACE_PLUGINS``).
 
+    Every game's contract with the API is checked (``engine/contract.py``: its types, and
+    a short self-play in which every view must fit its state type, every legal move its
+    move input, every event its declared types), once per ``GameDef`` object.
+
     Raises:
-        PluginError: a plugin failed to import, is invalid, or claims a taken name.
+        PluginError: a plugin failed to import, is invalid, claims a taken name, or gives
+            a game that breaks its contract.
     """
     pm = pluggy.PluginManager(PROJECT)
     pm.add_hookspecs(hookspecs)
@@ -266,6 +272,11 @@ def load(
     except pluggy.PluginValidationError as exc:
         name = pm.get_name(exc.plugin) or repr(exc.plugin)
         raise PluginError(f"plugin {name!r} implements an unknown hook: {exc}") from exc
+    for game in reg.games.values():
+        try:
+            check_game(game, reg.ruleset(game.id))
+        except ContractError as exc:
+            raise PluginError(f"plugin {claimed[game.id]!r}: {exc}") from None
     for name, info in infos.items():
         plugin = pm.get_plugin(name)
         info.hooks = _hooks_of(pm, plugin) if plugin is not None else ()

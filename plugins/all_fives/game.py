@@ -12,6 +12,7 @@ library of cards and tricks.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Final
 
 from tablestate.engine import GameDef, Result
@@ -105,6 +106,16 @@ def undoable(before: State, seat: int, move: Any, outcome: Any) -> bool:
     return False
 
 
+def conserved(state: State) -> Counter[str]:
+    """Every card of the deck, wherever it is: no move makes or loses one."""
+    out: Counter[str] = Counter()
+    for cards in (*state.hands, *state.won, state.stock, state.set_aside, state.discards):
+        out.update(cards)
+    out.update(c for _, c in state.trick)
+    out.update([state.turn_up] if state.turn_up is not None else [])
+    return out
+
+
 GAME: Final = GameDef[State](
     id=GAME_ID,
     name="All Fives",
@@ -134,4 +145,5 @@ GAME: Final = GameDef[State](
     bot_stage=stage,
     bot_depth=60,
     web_view="tablestate_all_fives:web/view.js",
+    conserved=conserved,
 )

@@ -215,14 +215,6 @@ class Facts(GameFacts):
     ) -> Counter[str]:
         return Counter(r.DECK)
 
-    def items(self, state: State) -> Counter[str]:
-        out: Counter[str] = Counter()
-        for cards in (*state.hands, *state.won, state.stock, state.set_aside, state.discards):
-            out.update(cards)
-        out.update(c for _, c in state.trick)
-        out.update([state.turn_up] if state.turn_up is not None else [])
-        return out
-
     def is_item(self, name: str) -> bool:
         return r.is_card(name)
 

@@ -14,6 +14,7 @@ the objectives.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -23,7 +24,13 @@ from tablestate_five_by_five.apply import apply
 from tablestate_five_by_five.bot import bot, standing
 from tablestate_five_by_five.legal import legal_moves, to_act
 from tablestate_five_by_five.moves import check_move
-from tablestate_five_by_five.rules import DEFAULT_POINTS, REGULAR_IDS, SIZE
+from tablestate_five_by_five.rules import (
+    COLORS,
+    DEFAULT_POINTS,
+    REGULAR_IDS,
+    SIZE,
+    SPECIAL_IDS,
+)
 from tablestate_five_by_five.schema import FiveByFiveMoveInput, FiveByFiveState
 from tablestate_five_by_five.setup import setup
 from tablestate_five_by_five.state import OVER, State, decode, encode
@@ -134,6 +141,24 @@ def undoable(before: State, seat: int, move: Move, outcome: Outcome[State]) -> b
     return next(iter(move)) in _TAKE_BACK and all(e.type in _QUIET for e in outcome.events)
 
 
+def conserved(state: State) -> Counter[str]:
+    """The dice by colour (a roll changes a die's number, never its colour), the action
+    cards and the objective cards, wherever they are: no move makes or loses one."""
+    dice = [d for row in state.board for d in row if d is not None]
+    dice += [state.pending] if state.pending else []
+    out = Counter(f"die:{d[0]}" for d in dice)
+    for i, color in enumerate(COLORS):
+        out[f"die:{color}"] += max(state.supply[i], 0) + max(state.out[i], 0)
+    actions = [*state.decks[0], *state.decks[1], *state.action_discard]
+    objectives = [*state.objective_deck, *state.objective_discard]
+    for p in state.players:
+        actions += p.actions
+        objectives += [*p.objectives, *(o for o, _ in p.scored if o not in SPECIAL_IDS)]
+    out.update(f"action:{a}" for a in actions)
+    out.update(f"objective:{o}" for o in objectives)
+    return +out
+
+
 GAME: Final = GameDef(
     id=GAME_ID,
     name="Five by Five",
@@ -162,4 +187,5 @@ GAME: Final = GameDef(
     standing=standing,
     bot_depth=8,
     web_view="tablestate_five_by_five:web/view.js",
+    conserved=conserved,
 )

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from tablestate.engine import Event, Move, RuleSet
 from tablestate.testing import GameFacts
+from tablestate_five_by_five.game import conserved
 from tablestate_five_by_five.rules import (
     ACTION_COUNTS,
     COLORS,
@@ -190,6 +191,11 @@ class Facts(GameFacts):
 
     playouts = PLAYOUTS
     api_games = API_GAMES
+    # Events that show what was hidden, left out of the scramble's comparison (the names
+    # they hold are still checked): a reshuffle shows the new face-up action cards, one of
+    # which the mover then takes into its hand; drawn objectives are listed in the order
+    # the hidden deck held them (the views sort a hand).
+    revealing = frozenset({"actions.reshuffled", "objective.drawn"})
 
     def deck(
         self, seats: Sequence[int], options: Mapping[str, Any], rules: RuleSet
@@ -198,21 +204,6 @@ class Facts(GameFacts):
         out.update({f"action:{a}": n for a, n in ACTION_COUNTS.items()})
         out.update({f"objective:{o}": n for o, n in options["objectiveCounts"].items() if n})
         return out
-
-    def items(self, state: State) -> Counter[str]:
-        dice = [d for row in state.board for d in row if d is not None]
-        dice += [state.pending] if state.pending else []
-        out = Counter(f"die:{d[0]}" for d in dice)
-        for i, color in enumerate(COLORS):
-            out[f"die:{color}"] += max(state.supply[i], 0) + max(state.out[i], 0)
-        actions = [*state.decks[0], *state.decks[1], *state.action_discard]
-        objectives = [*state.objective_deck, *state.objective_discard]
-        for p in state.players:
-            actions += p.actions
-            objectives += [*p.objectives, *(o for o, _ in p.scored if o not in SPECIAL_IDS)]
-        out.update(f"action:{a}" for a in actions)
-        out.update(f"objective:{o}" for o in objectives)
-        return +out
 
     def is_item(self, name: str) -> bool:
         return name in NAMES
@@ -297,7 +288,7 @@ class Facts(GameFacts):
         held = sum(p["objectiveCount"] for p in players) + view["objectiveDeckSize"]
         held += sum(1 for p in players for s in p["scored"] if s["objective"] not in SPECIAL_IDS)
         held += view["objectiveDiscardSize"]
-        objectives = sum(n for k, n in self.items(state).items() if k.startswith("objective:"))
+        objectives = sum(n for k, n in conserved(state).items() if k.startswith("objective:"))
         assert held == objectives, f"the view shows {held} objective cards of {objectives}"
         for special in view["specials"]:
             oid = special["objective"]

@@ -9,6 +9,7 @@ library of cards and melds.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Final
 
 from tablestate.engine.game import GameDef, Outcome, Result
@@ -95,6 +96,11 @@ def undoable(before: State, seat: int, move: Any, outcome: Outcome[State]) -> bo
     return kind in ("discard", "layOff")
 
 
+def conserved(state: State) -> Counter[str]:
+    """Every card of the table's deck, wherever it is: no move makes or loses one."""
+    return Counter(state.all_cards())
+
+
 GAME: Final = GameDef(
     id="five-crowns",
     name="Five Crowns",
@@ -124,4 +130,5 @@ GAME: Final = GameDef(
     bot_stage=stage,
     bot_depth=80,
     web_view="tablestate_five_crowns:web/view.js",
+    conserved=conserved,
 )

@@ -132,9 +132,6 @@ class Facts(GameFacts):
         copies = 1 if rules.is_on(SINGLE_DECK) and len(seats) == 2 else 2
         return Counter(deck(copies))
 
-    def items(self, state: State) -> Counter[str]:
-        return Counter(state.all_cards())
-
     def is_item(self, name: str) -> bool:
         return is_card(name)
 

@@ -182,6 +182,10 @@ class GameDef(Generic[S]):
             {card}"``); ``Game.eventTexts``. Types left out are worded by the page.
         uses_chance: whether the game shuffles or rolls (the page shows its "Fair shuffle"
             part only then).
+        conserved: ``state -> {item: count}``: the items no move may create or destroy
+            (cards by name, tokens by kind, dice by colour: never a die's face, which a
+            roll changes). The harness (``tablestate.testing``) checks that the counts
+            stay those of the setup at every step. Default: the game declares none.
     """
 
     id: str
@@ -216,6 +220,7 @@ class GameDef(Generic[S]):
     web_view: str | None = None
     event_texts: Mapping[str, str] = field(default_factory=dict)
     uses_chance: bool = True
+    conserved: Callable[[S], Mapping[str, int]] | None = None
 
 
 @dataclass(frozen=True)

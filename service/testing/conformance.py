@@ -1,5 +1,6 @@
 """The invariants every game keeps (DESIGN.md), checked with what the game says of itself
-(its ``GameFacts``): conservation, secrets, events, legal moves, refusals and blind bots."""
+(its ``GameDef`` and, optionally, its ``GameFacts``): the contract with the API, conservation,
+secrets, events, legal moves, refusals and blind bots."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tablestate.engine.bots import LEVELS, NORMAL, Budget, choose
+from tablestate.engine.contract import contract_of
 from tablestate.engine.game import Event, GameDef, Move, Outcome, Rejected
 from tablestate.engine.rng import Rng
 from tablestate.engine.ruleset import RuleSet
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from tablestate.plugins import Registry
 
 from tablestate.testing.driver import GameDriver
+from tablestate.testing.secrecy import check_events_secret, check_view_secret, scramble
 
 
 def strings(value: Any) -> list[str]:
@@ -38,34 +41,45 @@ def strings(value: Any) -> list[str]:
 
 
 class GameFacts:
-    """What the invariant checks need to know of a game: subclass it in the ``testing``
-    module of the game's plugin package as ``FACTS``, where ``facts_of`` finds it.
+    """What the invariant checks may know of a game beyond its ``GameDef``: subclass it in
+    the ``testing`` module of the game's plugin package as ``FACTS``, where ``facts_of``
+    finds it. Every part is optional: ``GameFacts()`` checks a game by its ``GameDef``
+    alone (conservation by its ``conserved``, secrecy by its ``determinize``).
 
-    Items are strings (a card, a die). ``deck`` and ``items`` count them for conservation;
-    ``is_item``, ``hidden``, ``visible`` and ``released`` name them for secrecy: viewer V
-    may not know what is hidden from V and in no place V sees. ``playouts`` and
-    ``api_games`` are the cases the shared tests play (``case_driver`` reads one);
-    ``free_kinds`` the kinds of move that take any valid arguments of which the legal
-    moves list some (a meld's arrangement): such a move may be accepted though unlisted.
+    Secrecy of values of any type: each view and each event is compared with those of a
+    state ``scramble``d as its viewer cannot tell (default: the game's ``determinize``);
+    ``revealing`` names the event types that exist to show what was hidden (a showdown),
+    which that comparison leaves out. Secrecy of names: items that are strings (a card)
+    are named by ``is_item``, ``hidden``, ``visible`` and ``released``: viewer V may not
+    know what is hidden from V and in no place V sees. Conservation: ``deck`` counts what
+    the table plays with, ``items`` where it is (default: the game's ``conserved``).
+    ``playouts`` and ``api_games`` are the cases the shared tests play (``case_driver``
+    reads one); ``free_kinds`` the kinds of move that take any valid arguments of which
+    the legal moves list some (a meld's arrangement): such a move may be accepted though
+    unlisted.
     """
 
     playouts: Sequence[Mapping[str, Any]] = ()
     api_games: Sequence[Mapping[str, Any]] = ()
     free_kinds: frozenset[str] = frozenset()
+    revealing: frozenset[str] = frozenset()
 
     def deck(
         self, seats: Sequence[int], options: Mapping[str, Any], rules: RuleSet
-    ) -> Counter[str]:
-        """Every item the table plays with, counted (house rules may change it)."""
-        raise NotImplementedError
+    ) -> Counter[str] | None:
+        """Every item the table plays with, counted (house rules may change it); None:
+        what the game's ``conserved`` counts after the setup."""
+        return None
 
-    def items(self, state: Any) -> Counter[str]:
-        """Every item where it is now, counted once per place it is in."""
-        raise NotImplementedError
+    def items(self, state: Any) -> Counter[str] | None:
+        """Every item where it is now, counted once per place it is in; None: the game's
+        ``conserved``."""
+        return None
 
     def is_item(self, name: str) -> bool:
-        """Whether a string of a view, an event or a refusal names an item."""
-        raise NotImplementedError
+        """Whether a string of a view, an event or a refusal names an item (default: no
+        string does; secrecy is then checked by scrambles alone)."""
+        return False
 
     def names(self, value: Any) -> set[str]:
         """The items a JSON value names."""
@@ -73,14 +87,15 @@ class GameFacts:
 
     def hidden(self, state: Any, seat: int | None) -> set[str]:
         """The items in places hidden from ``seat`` (None: a spectator)."""
-        raise NotImplementedError
+        return set()
 
     def visible(self, state: Any, seat: int | None) -> set[str]:
         """The items in places ``seat`` sees."""
-        raise NotImplementedError
+        return set()
 
     def scramble(self, state: Any, seat: int | None, rng: random.Random) -> Any:
-        """The same state with what ``seat`` may not see moved about: its view is the same."""
+        """The same state with what ``seat`` may not see moved about: its view is the same.
+        Not implemented: the game's ``determinize`` scrambles."""
         raise NotImplementedError
 
     def released(
@@ -136,23 +151,48 @@ def secret(facts: GameFacts, state: Any, seat: int | None) -> set[str]:
     return facts.hidden(state, seat) - facts.visible(state, seat)
 
 
+def counted(game: GameDef[Any], facts: GameFacts, state: Any) -> Counter[str] | None:
+    """The items of ``state`` that no move may make or lose (``facts.items``, else the
+    game's ``conserved``), or None when neither counts them."""
+    found = facts.items(state)
+    if found is None and game.conserved is not None:
+        found = Counter(game.conserved(state))
+    return found
+
+
 def check_conserved(d: GameDriver, facts: GameFacts) -> None:
-    """Conservation: every item of the table's deck is in exactly one place."""
-    found, deck = facts.items(d.state), facts.deck(d.seats, d.options, d.rules)
+    """Conservation: the items counted now are the table's deck (``facts.deck``), or else
+    those counted after the setup; nothing to check when the game counts none."""
+    found = counted(d.game, facts, d.state)
+    if found is None:
+        return
+    deck = facts.deck(d.seats, d.options, d.rules)
+    if deck is None:
+        deck = counted(d.game, facts, d.start) or Counter()
     assert found == deck, f"items appeared {found - deck} or vanished {deck - found}"
 
 
-def check_state(d: GameDriver, facts: GameFacts, rng: random.Random) -> None:
-    """Conservation, and every view secret: it names nothing its viewer may not know and
-    stays the same when what the viewer may not see is moved about."""
+def check_contract(d: GameDriver) -> None:
+    """The contract with the API (``tablestate.engine.contract``), as at start-up: every
+    view fits the state type and every legal move of every seat the move input."""
+    contract_of(d.game).check_state(d.state, d.seats, d.rules)
+
+
+def check_state(d: GameDriver, facts: GameFacts, rng: random.Random) -> dict[int | None, Any]:
+    """Conservation, every view fits the state type (the contract), and every view secret:
+    it names nothing its viewer may not know and stays the same, as a value of any type,
+    when what the viewer may not see is moved about. The scrambled states, by viewer."""
     check_conserved(d, facts)
-    for seat in (None, *d.seats):
-        view = d.view(seat)
+    contract = contract_of(d.game)
+    views = {seat: d.view(seat) for seat in (None, *d.seats)}
+    for seat, view in views.items():
+        contract.check_view(view, seat)
+    scrambled = check_view_secret(d.game, facts, d.state, d.seats, rng, views)
+    for seat, view in views.items():
         leak = facts.names(view) & secret(facts, d.state, seat)
         assert not leak, f"the view of seat {seat} shows {sorted(leak)}"
-        again = d.game.view(facts.scramble(d.state, seat, rng), seat)
-        assert again == view, f"the view of seat {seat} changes with what it may not see"
         facts.check_view(d.state, seat, view)
+    return scrambled
 
 
 def check_events(facts: GameFacts, seats: Sequence[int], before: Any, after: Any,
@@ -179,11 +219,13 @@ def _key(move: Move) -> str:
 
 def check_moves(d: GameDriver, probe: bool) -> None:
     """Progress: a game not over has a seat to act; exactly the seats to act have legal
-    moves, none listed twice; with ``probe``, each is well formed and accepted."""
-    acting = d.to_act()
+    moves, none listed twice, each a value of the move input (the contract); with
+    ``probe``, each is well formed and accepted."""
+    acting, contract = d.to_act(), contract_of(d.game)
     assert bool(acting) == (d.result() is None), f"to act {acting} at result {d.result()}"
     for seat in d.seats:
         moves = d.legal(seat)
+        contract.check_moves(moves, seat)
         assert bool(moves) == (seat in acting), f"seat {seat}: {len(moves)} legal moves"
         assert len({_key(m) for m in moves}) == len(moves), "a move is listed twice"
         for move in moves if probe else ():
@@ -249,14 +291,16 @@ def play_checked(d: GameDriver, facts: GameFacts, case: Mapping[str, Any],
                  max_moves: int = 20_000) -> list[tuple[int, Move]]:  # fmt: skip
     """Play ``d`` to its end as ``case`` says (``Chooser``; ``probe_every``: how often
     every listed move is tried, 0 never; ``refusals_every``: how often ``check_refusals``)
-    with conservation, secrecy, progress and the game's own invariants checked at every
-    step. The moves made, for a replay."""
-    choose, probe, every = Chooser(case), random.Random(1), case.get("probe_every", 1)
-    declared, made = set(d.game.event_types), list[tuple[int, Move]]()
+    with the contract, conservation, secrecy (of views and of every move's events),
+    progress and the game's own invariants checked at every step. The moves made, for a
+    replay."""
+    choose, shuffle, every = Chooser(case), random.Random(1), case.get("probe_every", 1)
+    made, contract = list[tuple[int, Move]](), contract_of(d.game)
+    contract.check_events(d.events)
     check_events(facts, d.seats, None, d.state, None, d.events)
     facts.check_commit(None, d.state, d.events, d.rules)
     for step in range(max_moves):
-        check_state(d, facts, probe)
+        scrambled = check_state(d, facts, shuffle)
         d.check_roundtrip()
         check_moves(d, probe=bool(every) and step % every == 0)
         result = d.result()
@@ -268,9 +312,12 @@ def play_checked(d: GameDriver, facts: GameFacts, case: Mapping[str, Any],
             check_refusals(d, facts, seat)
         before = d.state
         move = choose(d.game, facts, before, seat, d.legal(seat), d.rules)
+        check_events_secret(
+            d.game, facts, d.seats, before, seat, move, d.rules, d.rng, shuffle, scrambled
+        )
         events = d.move(seat, move)
         made.append((seat, move))
-        assert {e.type for e in events} <= declared, "an event type is not declared"
+        contract.check_events(events)
         check_events(facts, d.seats, before, d.state, seat, events)
         facts.check_commit(before, d.state, events, d.rules)
     raise AssertionError(f"no end after {max_moves} moves")
@@ -286,11 +333,12 @@ def check_bots_blind(
     seat's view and the table's items, and it and every level's choice are the same when
     what the seat may not see is moved about (the same view, the same seed)."""
     for seat in d.to_act():
-        other = facts.scramble(d.state, seat, shuffle)
+        other = scramble(d.game, facts, d.state, seat, d.seats, shuffle)
         assert d.game.view(other, seat) == d.view(seat), "the scramble changed the view"
         drawn = d.game.determinize(d.state, seat, Rng(b"blind", 7))
         assert d.game.view(drawn, seat) == d.view(seat), "determinize changed the seat's view"
-        assert facts.items(drawn) == facts.items(d.state), "determinize lost or made items"
+        items = counted(d.game, facts, drawn), counted(d.game, facts, d.state)
+        assert items[0] == items[1], "determinize lost or made items"
         again = d.game.determinize(other, seat, Rng(b"blind", 7))
         assert again == drawn, "determinize depends on what the seat may not see"
         for level in LEVELS:

@@ -6,15 +6,17 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tablestate.engine.contract import contract_of
 from tablestate.engine.game import Event, GameDef, Move, Outcome, Rejected, Result, SetupContext
 from tablestate.engine.options import resolve
 from tablestate.engine.rng import Rng
 from tablestate.engine.ruleset import RuleSet
 
 if TYPE_CHECKING:
-    pass
+    from tablestate.plugins import Registry
 
 
 T = TypeVar("T")
@@ -55,6 +57,41 @@ class FixedRng(Rng):
         return tuple(next(self._ints, 1) for _ in range(n))
 
 
+@cache
+def _installed() -> Registry:
+    from tablestate.plugins import load
+
+    return load()
+
+
+def ruleset(game_id: str, *rules: str, registry: Registry | None = None) -> RuleSet:
+    """The rule set of a game with these house rules on, for a ``GameDriver``: the game's
+    own hooks and those of the rules named, as a table with those rules plays.
+
+    ``rules`` are house-rule ids, with or without the ``<game id>/`` prefix; ``registry``
+    is where the plugins come from (default: every installed plugin, loaded once; a
+    plugin not installed yet can be given with ``tablestate.plugins.load(objects=...)``)::
+
+        rules = ruleset("lucky-draw", "double-evens")
+        d = GameDriver(GAME, 2, rules=rules, seed="s")
+
+    Raises:
+        ValueError: an unknown game or rule, or rules that conflict with each other.
+    """
+    reg = registry if registry is not None else _installed()
+    if game_id not in reg.games:
+        raise ValueError(f"no installed game {game_id!r} (installed: {', '.join(reg.games)})")
+    ids = [r if "/" in r else f"{game_id}/{r}" for r in rules]
+    known = {r.id for r in reg.rules_of(game_id)}
+    for rule_id in ids:
+        if rule_id not in known:
+            raise ValueError(f"no house rule {rule_id!r} of {game_id} (known: {sorted(known)})")
+        clash = set(reg.conflicts(rule_id)) & set(ids)
+        if clash:
+            raise ValueError(f"house rule {rule_id!r} conflicts with {sorted(clash)}")
+    return reg.ruleset(game_id, ids)
+
+
 class MoveRefused(AssertionError):
     """A move the rules refused in a test that expected it to stand."""
 
@@ -70,7 +107,8 @@ class GameDriver:
         game: the game definition.
         players: how many seats (0..n-1), or the seat indices in play order.
         options: table options (checked, defaults filled).
-        rules: a ``RuleSet`` (from ``Registry.ruleset``) or nothing for the bare game.
+        rules: a ``RuleSet`` (``ruleset(game_id, *house_rules)``) or nothing: no house
+            rule, and no hook of the game's own answers.
         seed: the game seed, or an ``Rng`` (a ``FixedRng`` for scenarios).
     """
 
@@ -92,6 +130,7 @@ class GameDriver:
         self.options = resolve(game.options, options)
         state, events = game.setup(SetupContext(self.seats, self.options, self.rules, self.rng))
         self.state: Any = state
+        self.start: Any = state  # as the setup left it
         self.events: list[Event] = list(events)
 
     def to_act(self) -> tuple[int, ...]:
@@ -138,10 +177,14 @@ class GameDriver:
     ) -> Result:
         """Play random legal moves to the end, checking the invariants on the way:
         someone is always to act, each to-act seat has a legal move, every listed move is
-        accepted, event types are declared, and (with ``check``) state and views are JSON."""
+        accepted, event types are declared, and (with ``check``) state and views are JSON
+        and the game keeps its contract with the API (``tablestate.engine.contract``)."""
         pick = chooser or random.Random(0)
-        declared = set(self.game.event_types)
+        contract = contract_of(self.game)
+        contract.check_events(self.events)
         for _ in range(max_moves):
+            if check:
+                contract.check_state(self.state, self.seats, self.rules)
             result = self.result()
             if result is not None:
                 return result
@@ -150,10 +193,7 @@ class GameDriver:
             seat = pick.choice(acting)
             moves = self.legal(seat)
             assert moves, f"seat {seat} is to act but has no legal move"
-            before = len(self.events)
-            self.move(seat, pick.choice(moves))
-            for event in self.events[before:]:
-                assert event.type in declared, f"undeclared event type {event.type!r}"
+            contract.check_events(self.move(seat, pick.choice(moves)))
             if check:
                 self.check_roundtrip()
         raise AssertionError(f"no end after {max_moves} moves")

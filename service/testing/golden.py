@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tablestate.engine.bots import NORMAL, choose
+from tablestate.engine.contract import contract_of
 from tablestate.engine.game import Event
 from tablestate.engine.rng import Rng
 
@@ -44,15 +45,21 @@ def golden_record(
 ) -> list[str]:
     """The log of a game that the game's own bot plays to the end: the case, every event,
     every move (``{"by": seat, "move": ...}``) and the result, one JSON object a line.
-    ``case`` is what rebuilds the driver (seats, options, rules, seed)."""
+    ``case`` is what rebuilds the driver (seats, options, rules, seed). The game's contract
+    with the API (``tablestate.engine.contract``) is checked at every step."""
+    contract = contract_of(driver.game)
+    contract.check_events(driver.events)
     lines = [_golden_line({"case": case}), *map(_golden_event, driver.events)]
     for _ in range(max_moves):
+        contract.check_state(driver.state, driver.seats, driver.rules)
         if driver.result() is not None:
             break
         seat = driver.to_act()[0]
         move = choose(driver.game, driver.state, seat, NORMAL, bot_rng, driver.rules)
         lines.append(_golden_line({"by": seat, "move": move}))
-        lines += map(_golden_event, driver.move(seat, move))
+        events = driver.move(seat, move)
+        contract.check_events(events)
+        lines += map(_golden_event, events)
     lines.append(_golden_result(driver))
     return lines
 

@@ -75,6 +75,26 @@ def test_bad_plugin_path_stops_startup_naming_it():
     assert out.returncode == 2 and "no.such.module" in out.stderr
 
 
+@pytest.mark.parametrize("command", [["plugins"], ["serve", "--port", "0"]])
+def test_a_game_that_breaks_its_contract_stops_startup(command):
+    """``plugins`` and ``serve`` refuse a game whose view does not fit its state type:
+    the message names the game and the field on stderr, and no server starts."""
+    out = subprocess.run(
+        [*EXE, *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env(
+            TABLESTATE_PLUGINS="support.broken_view_plugin",
+            PYTHONPATH=str(ROOT / "tests"),
+        ),
+    )
+    assert out.returncode == 2, out.stderr
+    assert 'game "count-up": view of a spectator: field "secret"' in out.stderr
+    assert "support.broken_view_plugin" in out.stderr
+    assert "Uvicorn running" not in out.stderr and not out.stdout
+
+
 def test_serve_runs_answers_and_stops_on_sigterm():
     port = free_port()
     proc = subprocess.Popen(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from support import bad_plugins
+from support.tiny_games import BROKEN_COUNT_UP, COUNT_UP, plugin_of
 
 from tablestate import plugins
 from tablestate.plugins import PluginError, load
@@ -62,6 +63,48 @@ def test_bad_plugins_are_refused_by_name(name, message):
         load(objects=[(f"culprit-{name}", getattr(bad_plugins, name))])
     assert message in str(info.value)
     assert f"culprit-{name}" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("broken", "message"),
+    [
+        pytest.param(
+            "view-key-not-in-state-type",
+            'view of a spectator: field "secret": CountUpState has no field "secret"',
+            id="view-key",
+        ),
+        pytest.param(
+            "view-value-of-another-type",
+            'view of a spectator: field "total": expected Int!, got "0"',
+            id="view-value",
+        ),
+        pytest.param(
+            "legal-move-the-input-lacks",
+            'legal move {"skip": true} of seat 0: field "skip": CountUpMoveInput has no field',
+            id="move-kind",
+        ),
+        pytest.param("no-state-type", "declares no state_type", id="no-state-type"),
+        pytest.param("no-move-input-type", "declares no move_input_type", id="no-move-type"),
+        pytest.param("move-input-not-one-of", "is not a @oneOf input", id="not-one-of"),
+        pytest.param(
+            "undeclared-event",
+            'event "count.added" is not declared in event_types',
+            id="undeclared-event",
+        ),
+    ],
+)
+def test_a_game_that_breaks_its_contract_is_refused(broken, message):
+    """Start-up refuses a game whose view, legal moves or events do not fit its types,
+    naming the plugin, the game, the field and what was expected."""
+    with pytest.raises(PluginError) as info:
+        load(objects=[("culprit", plugin_of(BROKEN_COUNT_UP[broken]))], use_entry_points=False)
+    assert str(info.value).startswith("plugin 'culprit': game \"count-up\": ")
+    assert message in str(info.value)
+
+
+def test_a_game_that_keeps_its_contract_loads():
+    reg = load(objects=[("count-up", plugin_of(COUNT_UP))], use_entry_points=False)
+    assert list(reg.games) == ["count-up"]
 
 
 def test_unimportable_module_is_named():

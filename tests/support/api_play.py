@@ -37,7 +37,7 @@ from tablestate.plugins import camel, pascal
 from tablestate.store.base import StoredEvent
 from tablestate.store.memory import MemoryStore
 from tablestate.tables import TableService
-from tablestate.testing import Chooser, GameFacts, check_events, secret
+from tablestate.testing import Chooser, GameFacts, check_events, counted, secret
 
 GAME_INFO = """query($g: ID!) { game(id: $g) { minPlayers maxPlayers eventTypes
   houseRules { id conflictsWith minPlayers maxPlayers } } }"""
@@ -303,7 +303,7 @@ async def play(t: Table, choose: Choose = choose, max_moves: int = 2000) -> dict
         (seat,) = humans
         truth = await srv.service.reads.load(t.table_id)
         assert truth is not None and truth.version == spectator["version"]
-        assert t.facts.items(truth.state) == t.facts.deck(
+        assert counted(truth.game, t.facts, truth.state) == t.facts.deck(
             truth.table.play_order, truth.table.options, truth.rules
         ), "an item appeared or vanished"
         # the spectator and the mover over HTTP at every step, every seat now and then
@@ -361,7 +361,7 @@ def rerun(
     check_events(t.facts, order, None, state, None, events)
     deck, states = t.facts.deck(order, final["options"], rules), {started.version: state}
     for i, entry in enumerate(moves):
-        assert t.facts.items(state) == deck, "an item appeared or vanished"
+        assert counted(game, t.facts, state) == deck, "an item appeared or vanished"
         seat, move = int(entry["seat"]), entry["move"]
         assert game.to_act(state) == (seat,) or list(game.to_act(state)) == [seat]
         rng = Rng(seed, rng.counter)

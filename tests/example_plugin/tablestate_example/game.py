@@ -9,6 +9,7 @@ one and ``flow.py`` the steps it forces, ``views.py`` says what each viewer sees
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Final
 
 from tablestate.engine import GameDef, Move, Outcome, Result
@@ -47,6 +48,11 @@ def undoable(before: State, seat: int, move: Move, outcome: Outcome[State]) -> b
     return "play" in move
 
 
+def conserved(state: State) -> Counter[str]:
+    """Every card, in a hand, the stock or played: no move makes or loses one."""
+    return Counter([*(c for h in state.hands for c in h), *state.stock, *state.played])
+
+
 GAME: Final[GameDef[State]] = GameDef(
     id="lucky-draw",
     name="Lucky Draw",
@@ -71,4 +77,5 @@ GAME: Final[GameDef[State]] = GameDef(
     undoable=undoable,
     determinize=determinize,
     standing=standing,
+    conserved=conserved,
 )

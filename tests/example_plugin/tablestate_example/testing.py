@@ -42,9 +42,6 @@ class Facts(GameFacts):
     ) -> Counter[str]:
         return Counter(DECK)
 
-    def items(self, state: State) -> Counter[str]:
-        return Counter([*(c for h in state.hands for c in h), *state.stock, *state.played])
-
     def is_item(self, name: str) -> bool:
         return name in DECK
 
