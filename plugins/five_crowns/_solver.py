@@ -45,7 +45,7 @@ from tablestate_five_crowns._melds import (
 
 INF: Final = 1024  # "no limit": more than any hand has wilds (at most 255)
 _MEMO_LIMIT: Final = 100_000
-_SOLVER_LIMIT: Final = 64  # solvers kept (one per meld limits and points table)
+_SOLVER_LIMIT: Final = 16  # solvers kept (one per meld limits and points table)
 _SUIT_INDEX: Final = {s: i for i, s in enumerate(SUITS)}
 
 Option = tuple[

@@ -121,6 +121,17 @@ def test_bad_points_are_refused(bad) -> None:
         CardPoints.from_overrides([bad])
 
 
+def test_solvers_are_kept_per_table_up_to_a_bound() -> None:
+    """One solver per meld limits and points table, the oldest dropped past 16."""
+    from tablestate_five_crowns import _solver
+
+    for joker in range(40):
+        points = CardPoints(joker=joker)
+        assert rules.min_leftover(["JK", "5H", "9C"], "3", points=points) == joker + 14
+        assert len(_solver._SOLVERS) <= 16
+    assert (MeldLimits(), points) in _solver._SOLVERS
+
+
 def _go_out_game(*enabled: str):
     """3s wild, wilds-not-exceed-naturals: seat 1 holds 5H 5D JK and draws 3S; it goes
     out by discarding either wild (not a 5: one natural cannot hold two wilds)."""
