@@ -108,11 +108,12 @@ class CardPoints:
                     )
                 table[key] = max(value, table.get(key, value))
         std = STANDARD
-        return cls(
+        found = cls(
             tuple(table.get(r, v) for r, v in zip(RANKS, std.naturals, strict=True)),
             table.get(WILD, std.wild),
             table.get(JOKER, std.joker),
         )
+        return std if found == std else found  # the solver's fast path knows STANDARD
 
     def of(self, card: str, wild: str) -> int:
         """What ``card`` left in hand costs in a round whose wild rank is ``wild``."""

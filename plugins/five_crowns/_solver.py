@@ -45,7 +45,7 @@ from tablestate_five_crowns._melds import (
 
 INF: Final = 1024  # "no limit": more than any hand has wilds (at most 255)
 _MEMO_LIMIT: Final = 100_000
-_SOLVER_LIMIT: Final = 16  # solvers kept (one per meld limits and points table)
+_SOLVER_LIMIT: Final = 16  # solvers kept for points tables other than the standard one
 _SUIT_INDEX: Final = {s: i for i, s in enumerate(SUITS)}
 
 Option = tuple[
@@ -80,8 +80,15 @@ def encode(cards: Sequence[str], wild: str, points: CardPoints = STANDARD) -> tu
             multiset += 1 << f
     if len(wilds) > 255:
         raise ValueError("more than 255 wild cards")
-    wilds.sort(key=lambda c: (-points.of(c, wild), c != JOKER, c))
+    if points is STANDARD:  # the common case, as cheap as before tables existed
+        wilds.sort(key=_jokers_first)
+    else:
+        wilds.sort(key=lambda c: (-points.of(c, wild), c != JOKER, c))
     return multiset, wilds
+
+
+def _jokers_first(card: str) -> tuple[bool, str]:
+    return (card != JOKER, card)
 
 
 def wild_costs(points: CardPoints) -> tuple[int, int]:
@@ -91,6 +98,8 @@ def wild_costs(points: CardPoints) -> tuple[int, int]:
 
 def cheap_wilds(wilds: Sequence[str], wild: str, points: CardPoints) -> int:
     """How many of ``wilds`` are of the cheaper kind (all of them when both cost the same)."""
+    if points is STANDARD:
+        return sum(1 for c in wilds if c != JOKER)
     cheap = min(points.wild, points.joker)
     return sum(1 for c in wilds if points.of(c, wild) == cheap)
 
@@ -290,17 +299,27 @@ class Solver:
 
 
 _SOLVERS: dict[tuple[MeldLimits, CardPoints], Solver] = {}
+_STANDARD: dict[MeldLimits, Solver] = {}  # the same solvers by limits: one hash less
 
 
 def solver(limits: MeldLimits, points: CardPoints = STANDARD) -> Solver:
     """The shared solver of one set of limits and one points table (the standard one by
     default; whether a hand melds completely does not depend on the points)."""
+    if points is STANDARD:
+        found = _STANDARD.get(limits)
+        if found is not None:
+            return found
     key = (limits, points)
     found = _SOLVERS.get(key)
     if found is None:
-        if len(_SOLVERS) >= _SOLVER_LIMIT:  # the oldest goes: tables come from house rules
-            del _SOLVERS[next(iter(_SOLVERS))]
-        found = _SOLVERS[key] = Solver(limits, points)
+        if points == STANDARD:  # kept for good, as before points tables existed
+            found = _STANDARD[limits] = Solver(limits, STANDARD)
+        else:  # the oldest other table's goes: tables come from house rules
+            tables = [k for k in _SOLVERS if k[1] != STANDARD]
+            if len(tables) >= _SOLVER_LIMIT:
+                del _SOLVERS[tables[0]]
+            found = Solver(limits, points)
+        _SOLVERS[key] = found
     return found
 
 

@@ -109,7 +109,7 @@ def test_the_cheaper_wild_is_left_over(table, left) -> None:
 
 
 def test_standard_table_is_the_default() -> None:
-    assert CardPoints.from_overrides([]) == CardPoints.from_overrides([{}]) == STANDARD
+    assert CardPoints.from_overrides([]) is CardPoints.from_overrides([{"K": 13}]) is STANDARD
     assert [STANDARD.of(r + "S", "K") for r in rules.RANKS] == [*range(3, 13), 20]
     assert (STANDARD.of("JK", "K"), STANDARD.positive) == (50, True)
     assert not CardPoints.from_overrides([{"K": 0}]).positive
@@ -122,14 +122,17 @@ def test_bad_points_are_refused(bad) -> None:
 
 
 def test_solvers_are_kept_per_table_up_to_a_bound() -> None:
-    """One solver per meld limits and points table, the oldest dropped past 16."""
+    """One solver per meld limits and points table, the oldest dropped past 16 tables
+    other than the standard one (whose solvers stay)."""
     from tablestate_five_crowns import _solver
 
+    rules.min_leftover(["5H"], "3")
     for joker in range(40):
         points = CardPoints(joker=joker)
         assert rules.min_leftover(["JK", "5H", "9C"], "3", points=points) == joker + 14
-        assert len(_solver._SOLVERS) <= 16
+        assert sum(1 for _, p in _solver._SOLVERS if p != STANDARD) <= 16
     assert (MeldLimits(), points) in _solver._SOLVERS
+    assert (MeldLimits(), STANDARD) in _solver._SOLVERS
 
 
 def _go_out_game(*enabled: str):
