@@ -142,7 +142,10 @@ def card_points(card: str, wild: str, points: CardPoints = STANDARD) -> int:
 
 def hand_points(cards: Iterable[str], wild: str, points: CardPoints = STANDARD) -> int:
     """The points of cards left in hand."""
-    return sum(points.of(c, wild) for c in cards)
+    total, of = 0, points.of
+    for c in cards:  # a loop, not a generator: no closure cells on every call
+        total += of(c, wild)
+    return total
 
 
 def deck(copies: int = 2) -> tuple[str, ...]:

@@ -80,15 +80,18 @@ def encode(cards: Sequence[str], wild: str, points: CardPoints = STANDARD) -> tu
             multiset += 1 << f
     if len(wilds) > 255:
         raise ValueError("more than 255 wild cards")
-    if points is STANDARD:  # the common case, as cheap as before tables existed
-        wilds.sort(key=_jokers_first)
-    else:
-        wilds.sort(key=lambda c: (-points.of(c, wild), c != JOKER, c))
+    # the standard table's order needs no points (and, like the other helpers here, no
+    # closure: a function whose variables a lambda captures pays for cells on every call)
+    wilds.sort(key=_jokers_first if points is STANDARD else _dearest_first(points, wild))
     return multiset, wilds
 
 
 def _jokers_first(card: str) -> tuple[bool, str]:
     return (card != JOKER, card)
+
+
+def _dearest_first(points: CardPoints, wild: str) -> Callable[[str], tuple[int, bool, str]]:
+    return lambda c: (-points.of(c, wild), c != JOKER, c)
 
 
 def wild_costs(points: CardPoints) -> tuple[int, int]:
@@ -99,7 +102,11 @@ def wild_costs(points: CardPoints) -> tuple[int, int]:
 def cheap_wilds(wilds: Sequence[str], wild: str, points: CardPoints) -> int:
     """How many of ``wilds`` are of the cheaper kind (all of them when both cost the same)."""
     if points is STANDARD:
-        return sum(1 for c in wilds if c != JOKER)
+        return len(wilds) - wilds.count(JOKER)
+    return _count_cheap(wilds, wild, points)
+
+
+def _count_cheap(wilds: Sequence[str], wild: str, points: CardPoints) -> int:
     cheap = min(points.wild, points.joker)
     return sum(1 for c in wilds if points.of(c, wild) == cheap)
 
