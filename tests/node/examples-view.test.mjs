@@ -170,6 +170,9 @@ browserTest('tic-tac-toe: its board an ARIA grid, arrow keys move the focus, cli
   assert.equal(await bob.locator('.fair').count(), 0);
   const texts = await logTexts(ann);
   assert.ok(!texts.some((t) => /\b(?:move|game)\.[a-z]+/.test(t)), texts.join('\n'));
+  // a move in words, and no seed to speak of in a game without chance
+  assert.ok(texts.includes('You — mark row 0, col 2.'), texts.join('\n'));
+  assert.ok(!texts.some((t) => /seed/.test(t)), texts.join('\n'));
   await shot(ann, 'tic-tac-toe');
   assert.deepEqual(ann.errors, []);
   assert.deepEqual(bob.errors, []);

@@ -419,7 +419,7 @@ export function showTable(root, tableId, params, app) {
   async function cancelTable() {
     const ok = await confirmDialog({
       title: 'Cancel this table?',
-      text: table.status === 'PLAYING' ? 'The game stops here with no result, for everyone; the shuffle seed is revealed.' : 'Nobody can play at it any more; the shuffle seed is revealed.',
+      text: (table.status === 'PLAYING' ? 'The game stops here with no result, for everyone' : 'Nobody can play at it any more') + (game.usesChance ? '; the shuffle seed is revealed.' : '.'),
       confirm: 'Cancel the table',
       cancel: 'Keep it',
       danger: true,

@@ -97,9 +97,16 @@ const CORE = {
     const winners = e.data.winners || [];
     if (!winners.length) return 'The game is over, with no winner.';
     const verb = winners.length === 1 && winners[0] !== w.me ? 'wins' : 'win';
-    return `The game is over: ${w.names(winners)} ${verb}. The shuffle seed is revealed.`;
+    return `The game is over: ${w.names(winners)} ${verb}.${seedWords(w)}`;
   },
-  'table.cancelled': () => 'The host cancelled the table: no result. The shuffle seed is revealed.',
+  'table.cancelled': (_e, w) => `The host cancelled the table: no result.${seedWords(w)}`,
+  // A typed game's move that names no event of its own: "Ann — mark row 0, col 2."
+  'move.made': (e, w) => {
+    const [kind, args] = Object.entries(e.data?.move || {})[0] || [];
+    if (!kind) return null;
+    const how = args && typeof args === 'object' ? ` ${valueWords('', args, w)}` : '';
+    return `${w.subject(e.seat)} — ${keyWords(kind)}${how}.`;
+  },
   'table.rematch': () => 'A rematch is open: a new table with the same players and rules.',
   'clock.started': () => QUIET,
   'clock.timeout': (e, w) => {
@@ -115,6 +122,9 @@ const CORE = {
   'chat.message': (e) => `${e.data.name}: ${e.data.text}`,
   'chat.spectator': (e) => `${e.data.name} (watching): ${e.data.text}`,
 };
+
+// Only a game that shuffles or rolls has a seed worth telling of.
+const seedWords = (w) => (w.table.game?.usesChance === false ? '' : ' The shuffle seed is revealed.');
 
 export const CHAT_TYPES = new Set(['chat.message', 'chat.spectator']);
 export const PRESENCE_TYPES = new Set(['seat.connected', 'seat.away']);
