@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tablestate.engine.ruleset import RuleSet
-from tablestate_five_crowns.rules import NO_LIMITS, MeldLimits, deck
+from tablestate_five_crowns.rules import NO_LIMITS, STANDARD, CardPoints, MeldLimits, deck
 
 
 @dataclass(frozen=True)
@@ -17,6 +17,7 @@ class House:
     rules: RuleSet
     limits: MeldLimits
     declare: bool
+    points: CardPoints = STANDARD
 
     def may_lay_off(self, final_turn: bool) -> bool:
         """Whether cards may go on the table's melds now."""
@@ -56,6 +57,9 @@ def house(rules: RuleSet) -> House:
             if answer is not None:
                 limits = limits.combine(answer)
         declare = any(rules.hook.five_crowns_declares_final_melds())
-        found = House(rules, limits, declare)
+        tables: Sequence[Mapping[str, int] | None] = rules.hook.five_crowns_card_points()
+        given = [t for t in tables if t is not None]
+        points = CardPoints.from_overrides(given) if given else STANDARD
+        found = House(rules, limits, declare, points)
         _CACHE[rules] = found
     return found

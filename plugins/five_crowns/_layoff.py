@@ -8,7 +8,8 @@ its cards, its naturals keep their ranks and its wilds stand wherever the grown 
 them, so a natural may take a rank a wild stood for. A table book or all-wild meld also
 takes any number of wilds (unless the meld limits say otherwise) and a run takes wilds
 up to 11 cards, so the slack starts with the table's room. Table melds differ at every
-call, so this memo lives for one call only.
+call, so this memo lives for one call only. Points come from the solver's table, as
+there.
 """
 
 from __future__ import annotations
@@ -17,21 +18,30 @@ from collections.abc import Sequence
 
 from tablestate_five_crowns._melds import (
     BOOK,
-    JOKER,
+    STANDARD,
     SUITS,
     WILD,
     Arrangement,
+    CardPoints,
     LayOff,
     Meld,
     MeldLimits,
-    card_points,
     extend_meld,
+    hand_points,
     is_wild,
     make_meld,
     parse,
     sort_cards,
 )
-from tablestate_five_crowns._solver import INF, Solver, card_of, encode, leftover_cost, solver
+from tablestate_five_crowns._solver import (
+    INF,
+    Solver,
+    card_of,
+    cheap_wilds,
+    encode,
+    leftover_cost,
+    solver,
+)
 
 Step = tuple[str, int, tuple[int, ...], int, int]  # (what, table index, fields, need, room)
 
@@ -44,7 +54,7 @@ class TableSearch:
     ) -> None:
         self.sv, self.wild, self.table = sv, wild, table
         self.inf = INF
-        self.multiset, self.wilds = encode(cards, wild)
+        self.multiset, self.wilds = encode(cards, wild, sv.points)
         self.card_of = card_of
         self.leftover_cost = leftover_cost
         self.room: list[int] = []  # wilds each table meld can still take
@@ -137,7 +147,7 @@ class TableSearch:
             )
             if k <= room or (self.sv.all_wild and k >= 3):
                 return 0
-            return self.leftover_cost(k - room, t)
+            return self.leftover_cost(k - room, t, self.sv.cheap, self.sv.dear)
         key = (m, k, t, s, used)
         found = self.memo.get(key)
         if found is not None:
@@ -145,7 +155,7 @@ class TableSearch:
         res = self.inf * 1000
         for step, rest in self.steps(m, k, used):
             k2, s2, used2 = self._after(step, k, s, used)
-            cost = (step[2][0] // 5 + 3) if step[0] == "leave" else 0
+            cost = self.sv.naturals[step[2][0] // 5] if step[0] == "leave" else 0
             res = min(res, cost + self.best(rest, k2, min(t, k2), s2, used2))
             if not res:
                 break
@@ -155,14 +165,14 @@ class TableSearch:
     def arrangement(self) -> Arrangement:
         """The best arrangement: own melds, lay-offs and the leftover."""
         m, k = self.multiset, len(self.wilds)
-        t = sum(1 for c in self.wilds if c != JOKER)
+        t = cheap_wilds(self.wilds, self.wild, self.sv.points)
         s, used = self.s0, tuple(-1 for _ in self.runs)
         plan: list[Step] = []
         while m:
             target = self.best(m, k, t, s, used)
             for step, rest in self.steps(m, k, used):
                 k2, s2, used2 = self._after(step, k, s, used)
-                cost = (step[2][0] // 5 + 3) if step[0] == "leave" else 0
+                cost = self.sv.naturals[step[2][0] // 5] if step[0] == "leave" else 0
                 if cost + self.best(rest, k2, min(t, k2), s2, used2) == target:
                     plan.append(step)
                     m, k, t, s, used = rest, k2, min(t, k2), s2, used2
@@ -216,12 +226,16 @@ class TableSearch:
             tuple(m for m in melds if m is not None),
             tuple(lay_offs),
             leftover,
-            sum(card_points(c, self.wild) for c in leftover),
+            hand_points(leftover, self.wild, self.sv.points),
         )
 
 
 def arrange(
-    cards: Sequence[str], wild: str, limits: MeldLimits, table: tuple[Meld, ...]
+    cards: Sequence[str],
+    wild: str,
+    limits: MeldLimits,
+    table: tuple[Meld, ...],
+    points: CardPoints = STANDARD,
 ) -> Arrangement:
     """``rules.best_arrangement`` with lay-offs on the ``table`` melds."""
-    return TableSearch(solver(limits), cards, wild, table).arrangement()
+    return TableSearch(solver(limits, points), cards, wild, table).arrangement()

@@ -6,8 +6,8 @@ See ``plugins/five_crowns/rules.py`` for the card notation; this module is re-ex
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Final
 
 RANKS: Final = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -21,6 +21,7 @@ HIGH: Final = 13
 MAX_RUN: Final = HIGH - LOW + 1
 WILD_POINTS: Final = 20
 JOKER_POINTS: Final = 50
+MAX_CARD_POINTS: Final = 1000
 
 _RANK_VALUE: Final = {name: LOW + i for i, name in enumerate(RANKS)}
 _SUIT_INDEX: Final = {s: i for i, s in enumerate(SUITS)}
@@ -59,20 +60,92 @@ def is_wild(card: str, wild: str) -> bool:
     return card == JOKER or card[:-1] == wild
 
 
-def card_points(card: str, wild: str) -> int:
-    """What a card left in hand costs: face value 3..10, J 11, Q 12, K 13, a card of the
-    wild rank 20, a joker 50."""
-    if card == JOKER:
-        return JOKER_POINTS
-    rank = card[:-1]
-    if rank == wild:
-        return WILD_POINTS
-    return _RANK_VALUE[rank]
+@dataclass(frozen=True, slots=True)
+class CardPoints:
+    """What each card left in hand costs (house rules may change it; STANDARD by default).
+
+    Args:
+        naturals: the points of a natural card of each rank, 3 to K (11 values).
+        wild: the points of a card of the round's wild rank.
+        joker: the points of a joker.
+
+    Every value is an int from 0 to ``MAX_CARD_POINTS``. The exact solver is exact under
+    any such table: the points are a parameter of its search.
+    """
+
+    naturals: tuple[int, ...] = tuple(range(LOW, HIGH + 1))
+    wild: int = WILD_POINTS
+    joker: int = JOKER_POINTS
+    _by_rank: Mapping[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "naturals", tuple(self.naturals))
+        values = (*self.naturals, self.wild, self.joker)
+        if len(self.naturals) != len(RANKS):
+            raise ValueError(f"card points need {len(RANKS)} natural ranks, not {self.naturals}")
+        for v in values:
+            if type(v) is not int or not 0 <= v <= MAX_CARD_POINTS:
+                raise ValueError(f"card points must be ints from 0 to {MAX_CARD_POINTS}, not {v!r}")
+        object.__setattr__(self, "_by_rank", dict(zip(RANKS, self.naturals, strict=True)))
+
+    @classmethod
+    def from_overrides(cls, answers: Iterable[Mapping[str, int]]) -> CardPoints:
+        """The standard points with these overrides, keyed by a rank name (``"3"`` ..
+        ``"10"``, ``"J"``, ``"Q"``, ``"K"``), ``"WILD"`` (a card of the round's wild rank)
+        or ``"JK"`` (a joker). Where answers give one key different values, the highest
+        counts (so the order of the answers does not matter)."""
+        table: dict[str, int] = {}
+        for answer in answers:
+            for key, value in answer.items():
+                if key not in _POINT_KEYS:
+                    raise ValueError(
+                        f"unknown card points key {key!r} (one of {', '.join(_POINT_KEYS)})"
+                    )
+                if type(value) is not int or not 0 <= value <= MAX_CARD_POINTS:
+                    raise ValueError(
+                        f"card points of {key!r} must be an int from 0 to {MAX_CARD_POINTS}, "
+                        f"not {value!r}"
+                    )
+                table[key] = max(value, table.get(key, value))
+        std = STANDARD
+        found = cls(
+            tuple(table.get(r, v) for r, v in zip(RANKS, std.naturals, strict=True)),
+            table.get(WILD, std.wild),
+            table.get(JOKER, std.joker),
+        )
+        return std if found == std else found  # the solver's fast path knows STANDARD
+
+    def of(self, card: str, wild: str) -> int:
+        """What ``card`` left in hand costs in a round whose wild rank is ``wild``."""
+        if card == JOKER:
+            return self.joker
+        rank = card[:-1]
+        if rank == wild:
+            return self.wild
+        return self._by_rank[rank]
+
+    @property
+    def positive(self) -> bool:
+        """Whether every card costs something (then a leftover of 0 points is no card)."""
+        return min(*self.naturals, self.wild, self.joker) > 0
 
 
-def hand_points(cards: Iterable[str], wild: str) -> int:
+_POINT_KEYS: Final = (*RANKS, WILD, JOKER)
+STANDARD: Final = CardPoints()
+
+
+def card_points(card: str, wild: str, points: CardPoints = STANDARD) -> int:
+    """What a card left in hand costs: by default face value 3..10, J 11, Q 12, K 13, a
+    card of the wild rank 20, a joker 50 (``points``: a house rule's table)."""
+    return points.of(card, wild)
+
+
+def hand_points(cards: Iterable[str], wild: str, points: CardPoints = STANDARD) -> int:
     """The points of cards left in hand."""
-    return sum(card_points(c, wild) for c in cards)
+    total, of = 0, points.of
+    for c in cards:  # a loop, not a generator: no closure cells on every call
+        total += of(c, wild)
+    return total
 
 
 def deck(copies: int = 2) -> tuple[str, ...]:

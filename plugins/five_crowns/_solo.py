@@ -14,6 +14,7 @@ from tablestate_five_crowns._house import House
 from tablestate_five_crowns.flow import game_over
 from tablestate_five_crowns.rules import (
     best_arrangement,
+    can_meld_all,
     min_leftover,
     remove_cards,
     sort_cards,
@@ -26,12 +27,17 @@ SIZES = tuple(range(3, 14))
 
 def make_pile(size: int, cards: tuple[str, ...], hs: House) -> Pile:
     """A pile of these cards, closed if they all meld, with what it would score now."""
-    lim = hs.limits
-    wild = wild_rank(size)
+    lim, wild = hs.limits, wild_rank(size)
+    mn, ratio = lim.min_naturals, lim.max_wilds_per_natural
     points = min_leftover(
-        cards, wild, min_naturals=lim.min_naturals, max_wilds_per_natural=lim.max_wilds_per_natural
+        cards, wild, min_naturals=mn, max_wilds_per_natural=ratio, points=hs.points
     )
-    return Pile(size, cards, points == 0, points)
+    # where some card costs 0, a leftover of 0 points may still hold cards
+    closed = points == 0 and (
+        hs.points.positive
+        or can_meld_all(cards, wild, min_naturals=mn, max_wilds_per_natural=ratio)
+    )
+    return Pile(size, cards, closed, points)
 
 
 def setup(state: State, rng: Rng, hs: House) -> tuple[State, list[Event]]:

@@ -2,20 +2,25 @@
 
 A hand's naturals are one integer, a multiset: two bits (a count 0..2) per card at field
 ``f = (rank - 3) * 5 + suit``, so the lowest set bit is the lowest card, rank first. Wilds
-are only counted: ``k`` left, ``t`` of them worth 20 (the rest are 50-point jokers).
+are only counted: ``k`` left, ``t`` of them of the cheaper kind (by default the wild-rank
+cards at 20 points; the rest are the dearer kind, by default 50-point jokers).
 The search takes the lowest natural ``c`` left and either leaves it (its points), or makes
 it the lowest card of a *core*, the naturals of one meld, which absorbs an interval
 ``[need, hi]`` of wilds. Each core takes its ``need`` at once; ``s``, the slack, counts how
 many more the cores made so far could take. At the end the ``k`` wilds left go into the
 slack, or form their own meld (3 or more, where all-wild melds stand), or are left over:
-the cheapest ones, since the dearest are always the ones to use.
+the cheapest ones, since the dearest are always the ones to use. Every wild stands for
+any card, so which wilds a meld takes never changes what melds stand: the points table
+(``CardPoints``, a house rule's) is a parameter of the search only through the natural
+cards' costs and the two wild kinds' costs, and the search stays exact under any table.
 
 Cores stay small, which keeps the search fast: a book of 6+ naturals is two books, and a
 run whose naturals span 6+ ranks is two runs needing no more wilds and taking no fewer
 (cut before the first natural at offset >= 3: ``max(a+1, 3) + max(S-b, 3) <= S``). So a
 book core has at most 5 naturals and a run core spans at most 5 ranks, except where
 ``max_wilds_per_natural`` (or ``min_naturals`` above 1) forbids such cuts; then every run
-core is tried. Results are memoized by (multiset, wilds, slack), across calls.
+core is tried. Results are memoized by (multiset, wilds, slack), across calls, in one
+solver per meld limits and points table.
 """
 
 from __future__ import annotations
@@ -26,10 +31,12 @@ from typing import Final
 from tablestate_five_crowns._melds import (
     JOKER,
     RANKS,
+    STANDARD,
     SUITS,
     Arrangement,
+    CardPoints,
     MeldLimits,
-    card_points,
+    hand_points,
     is_wild,
     make_meld,
     parse,
@@ -38,6 +45,7 @@ from tablestate_five_crowns._melds import (
 
 INF: Final = 1024  # "no limit": more than any hand has wilds (at most 255)
 _MEMO_LIMIT: Final = 100_000
+_SOLVER_LIMIT: Final = 16  # solvers kept for points tables other than the standard one
 _SUIT_INDEX: Final = {s: i for i, s in enumerate(SUITS)}
 
 Option = tuple[
@@ -57,8 +65,9 @@ def card_of(field: int) -> str:
     return RANKS[field // 5] + SUITS[field % 5]
 
 
-def encode(cards: Sequence[str], wild: str) -> tuple[int, list[str]]:
-    """The naturals as a multiset integer, and the wilds, dearest first."""
+def encode(cards: Sequence[str], wild: str, points: CardPoints = STANDARD) -> tuple[int, list[str]]:
+    """The naturals as a multiset integer, and the wilds, dearest first (jokers first
+    among equals)."""
     multiset = 0
     wilds: list[str] = []
     for c in cards:
@@ -71,20 +80,52 @@ def encode(cards: Sequence[str], wild: str) -> tuple[int, list[str]]:
             multiset += 1 << f
     if len(wilds) > 255:
         raise ValueError("more than 255 wild cards")
-    wilds.sort(key=lambda c: (c != JOKER, c))
+    # the standard table's order needs no points (and, like the other helpers here, no
+    # closure: a function whose variables a lambda captures pays for cells on every call)
+    wilds.sort(key=_jokers_first if points is STANDARD else _dearest_first(points, wild))
     return multiset, wilds
 
 
-def leftover_cost(x: int, t: int) -> int:
-    """The points of the ``x`` cheapest of the wilds left, ``t`` of which are worth 20."""
-    return 20 * x if x <= t else 20 * t + 50 * (x - t)
+def _jokers_first(card: str) -> tuple[bool, str]:
+    return (card != JOKER, card)
+
+
+def _dearest_first(points: CardPoints, wild: str) -> Callable[[str], tuple[int, bool, str]]:
+    return lambda c: (-points.of(c, wild), c != JOKER, c)
+
+
+def wild_costs(points: CardPoints) -> tuple[int, int]:
+    """The points of the cheaper and of the dearer kind of wild (wild-rank card, joker)."""
+    return min(points.wild, points.joker), max(points.wild, points.joker)
+
+
+def cheap_wilds(wilds: Sequence[str], wild: str, points: CardPoints) -> int:
+    """How many of ``wilds`` are of the cheaper kind (all of them when both cost the same)."""
+    if points is STANDARD:
+        return len(wilds) - wilds.count(JOKER)
+    return _count_cheap(wilds, wild, points)
+
+
+def _count_cheap(wilds: Sequence[str], wild: str, points: CardPoints) -> int:
+    cheap = min(points.wild, points.joker)
+    return sum(1 for c in wilds if points.of(c, wild) == cheap)
+
+
+def leftover_cost(x: int, t: int, cheap: int = 20, dear: int = 50) -> int:
+    """The points of the ``x`` cheapest of the wilds left, ``t`` of which cost ``cheap``
+    (the others ``dear``)."""
+    return cheap * x if x <= t else cheap * t + dear * (x - t)
 
 
 class Solver:
-    """The search for one set of meld limits; its tables and memo are shared by all calls."""
+    """The search for one set of meld limits and one points table; its tables and memo
+    are shared by all calls."""
 
-    def __init__(self, limits: MeldLimits) -> None:
+    def __init__(self, limits: MeldLimits, points: CardPoints = STANDARD) -> None:
         self.limits = limits
+        self.points = points
+        self.naturals = points.naturals  # by rank index: what leaving a natural costs
+        self.cheap, self.dear = wild_costs(points)
         ratio = limits.max_wilds_per_natural
         self.ratio = ratio
         self.all_wild = limits.allows(0, 3)
@@ -157,12 +198,14 @@ class Solver:
         memo = self.memo
         all_wild = self.all_wild
         book_options, run_options, avail = self.book_options, self.run_options, self.avail
+        naturals, cheap, dear = self.naturals, self.cheap, self.dear
 
         def best(m: int, k: int, t: int, s: int) -> int:
             if not m:
                 if k <= s or (all_wild and k >= 3):
                     return 0
-                return leftover_cost(k - s, t)
+                x = k - s  # the x cheapest wilds are left (leftover_cost, inlined)
+                return cheap * x if x <= t else cheap * t + dear * (x - t)
             key = (((m << 8 | k) << 8 | t) << 8) | s
             res = memo.get(key)
             if res is not None:
@@ -172,7 +215,7 @@ class Solver:
             unit = 1 << (f << 1)
             m1 = m - unit
             rank = f // 5
-            res = rank + 3 + best(m1, k, t, s)
+            res = naturals[rank] + best(m1, k, t, s)
             base = 10 * rank
             for sub, need, gain in book_options((m1 >> base) & 1023):
                 if need <= k:
@@ -262,22 +305,38 @@ class Solver:
         return out
 
 
-_SOLVERS: dict[MeldLimits, Solver] = {}
+_SOLVERS: dict[tuple[MeldLimits, CardPoints], Solver] = {}
+_STANDARD: dict[MeldLimits, Solver] = {}  # the same solvers by limits: one hash less
 
 
-def solver(limits: MeldLimits) -> Solver:
-    """The shared solver of one set of limits."""
-    found = _SOLVERS.get(limits)
+def solver(limits: MeldLimits, points: CardPoints = STANDARD) -> Solver:
+    """The shared solver of one set of limits and one points table (the standard one by
+    default; whether a hand melds completely does not depend on the points)."""
+    if points is STANDARD:
+        found = _STANDARD.get(limits)
+        if found is not None:
+            return found
+    key = (limits, points)
+    found = _SOLVERS.get(key)
     if found is None:
-        found = _SOLVERS[limits] = Solver(limits)
+        if points == STANDARD:  # kept for good, as before points tables existed
+            found = _STANDARD[limits] = Solver(limits, STANDARD)
+        else:  # the oldest other table's goes: tables come from house rules
+            tables = [k for k in _SOLVERS if k[1] != STANDARD]
+            if len(tables) >= _SOLVER_LIMIT:
+                del _SOLVERS[tables[0]]
+            found = Solver(limits, points)
+        _SOLVERS[key] = found
     return found
 
 
-def min_points(cards: Sequence[str], wild: str, limits: MeldLimits) -> int:
+def min_points(
+    cards: Sequence[str], wild: str, limits: MeldLimits, points: CardPoints = STANDARD
+) -> int:
     """``rules.min_leftover``."""
-    multiset, wilds = encode(cards, wild)
-    twenties = sum(1 for c in wilds if c != JOKER)
-    return solver(limits).best(multiset, len(wilds), twenties, 0)
+    multiset, wilds = encode(cards, wild, points)
+    cheap = cheap_wilds(wilds, wild, points)
+    return solver(limits, points).best(multiset, len(wilds), cheap, 0)
 
 
 def meld_all(cards: Sequence[str], wild: str, limits: MeldLimits) -> bool:
@@ -311,7 +370,7 @@ def _trace(
         target = sv.best(m, k, t, s)
         f = ((m & -m).bit_length() - 1) >> 1
         rest = m - (1 << (f << 1))
-        if f // 5 + 3 + sv.best(rest, k, t, s) == target:
+        if sv.naturals[f // 5] + sv.best(rest, k, t, s) == target:
             left.append(f)
             m = rest
             continue
@@ -329,12 +388,13 @@ def _trace(
     return cores, left, k, s
 
 
-def arrange(cards: Sequence[str], wild: str, limits: MeldLimits) -> Arrangement:
+def arrange(
+    cards: Sequence[str], wild: str, limits: MeldLimits, points: CardPoints = STANDARD
+) -> Arrangement:
     """``rules.best_arrangement`` with no melds on the table (``_layoff`` does it with)."""
-    sv = solver(limits)
-    multiset, wilds = encode(cards, wild)
-    twenties = sum(1 for c in wilds if c != JOKER)
-    cores, left, k, s = _trace(sv, multiset, len(wilds), twenties, 0)
+    sv = solver(limits, points)
+    multiset, wilds = encode(cards, wild, points)
+    cores, left, k, s = _trace(sv, multiset, len(wilds), cheap_wilds(wilds, wild, points), 0)
     groups = [[card_of(f) for f in fields] for _, fields, _, _ in cores]
     room = [gain for _, _, _, gain in cores]
     pool = list(wilds)
@@ -354,5 +414,4 @@ def arrange(cards: Sequence[str], wild: str, limits: MeldLimits) -> Arrangement:
         assert meld is not None, group
         melds.append(meld)
     leftover = sort_cards([card_of(f) for f in left] + pool)
-    points = sum(card_points(c, wild) for c in leftover)
-    return Arrangement(tuple(melds), (), leftover, points)
+    return Arrangement(tuple(melds), (), leftover, hand_points(leftover, wild, points))

@@ -45,7 +45,11 @@ from tablestate_five_crowns.state import DISCARD, DRAW, OVER, STOCK, State
 def _points(cards: tuple[str, ...], wild: str, hs: House) -> int:
     lim = hs.limits
     return min_leftover(
-        cards, wild, min_naturals=lim.min_naturals, max_wilds_per_natural=lim.max_wilds_per_natural
+        cards,
+        wild,
+        min_naturals=lim.min_naturals,
+        max_wilds_per_natural=lim.max_wilds_per_natural,
+        points=hs.points,
     )
 
 
@@ -70,7 +74,8 @@ def _best_discard(hand: tuple[str, ...], options: list[str], wild: str, hs: Hous
     def key(card: str) -> tuple[int, int, int, str]:
         rest = remove_cards(hand, [card])
         assert rest is not None
-        return (_points(rest, wild, hs), _links(card, rest, wild), -card_points(card, wild), card)
+        dear = -card_points(card, wild, hs.points)
+        return (_points(rest, wild, hs), _links(card, rest, wild), dear, card)
 
     return min(options, key=key)
 
@@ -102,8 +107,8 @@ def _last_turn(state: State, pos: int, hs: House) -> Move:
             def cost(card: str) -> tuple[int, int]:
                 rest = remove_cards(hand, [card]) or ()
                 return (
-                    best_arrangement(rest, state.wild, hs.limits, table).points,
-                    -card_points(card, state.wild),
+                    best_arrangement(rest, state.wild, hs.limits, table, hs.points).points,
+                    -card_points(card, state.wild, hs.points),
                 )
 
             return {"discard": {"card": min(options, key=cost)}}
@@ -112,7 +117,7 @@ def _last_turn(state: State, pos: int, hs: House) -> Move:
         table = tuple(m.meld for m in state.melds)
         discard = _best_discard(hand, options, state.wild, hs)
         rest = remove_cards(hand, [discard]) or ()
-        best = best_arrangement(rest, state.wild, hs.limits, table)
+        best = best_arrangement(rest, state.wild, hs.limits, table, hs.points)
         if best.lay_offs:
             first = best.lay_offs[0]
             return {"layOff": {"cards": list(first.cards), "meld": first.target}}
@@ -134,7 +139,7 @@ def _solo(state: State, hs: House) -> Move:
         for card in sorted(set(cards)):
             rest = remove_cards(cards, [card]) or ()
             gain = _points(rest, wild, hs) - pile.points
-            key = (gain, -card_points(card, wild), i, card)
+            key = (gain, -card_points(card, wild, hs.points), i, card)
             if best is None or key < best:
                 best = key
     assert best is not None

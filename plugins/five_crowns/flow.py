@@ -135,7 +135,7 @@ def score_final(
         mine = [i for i, m in enumerate(table) if m.owner == pos]
         usable = list(range(len(table))) if may_lay_off else mine
         best = best_arrangement(
-            hand, state.wild, house.limits, tuple(table[i].meld for i in usable)
+            hand, state.wild, house.limits, tuple(table[i].meld for i in usable), house.points
         )
         for lay in best.lay_offs:
             index = usable[lay.target]
@@ -146,7 +146,7 @@ def score_final(
         auto = list(best.melds)
         table += [TableMeld(pos, m) for m in auto]
         hand = best.leftover
-    points = hand_points(hand, state.wild)
+    points = hand_points(hand, state.wild, house.points)
     round_points = list(state.round_points)
     round_points[pos] = points
     state = replace(

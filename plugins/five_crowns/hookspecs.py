@@ -8,7 +8,7 @@ combines every answer as each docstring says, and a rule with nothing to say ret
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from tablestate import hookspec
 from tablestate_five_crowns.rules import MeldLimits
@@ -25,6 +25,24 @@ def five_crowns_meld_limits() -> MeldLimits | None:
     Returns:
         The limits this rule sets, or None. The game keeps the strictest of all answers
         (the highest ``min_naturals``, the lowest ``max_wilds_per_natural``).
+    """
+
+
+@hookspec
+def five_crowns_card_points() -> Mapping[str, int] | None:
+    """What is a card left in hand worth? Points that differ from the publisher's.
+
+    The answer is a table rather than a score per hand, so that the exact solver (the
+    engine's last-turn scoring, the bots, the legal moves' best arrangements, the solo
+    piles) minimizes the leftover under these points too.
+
+    Returns:
+        Overrides keyed by a rank name (``"3"`` .. ``"10"``, ``"J"``, ``"Q"``, ``"K"``: a
+        natural card of that rank), ``"WILD"`` (a card of the round's wild rank) or
+        ``"JK"`` (a joker), each an int from 0 to 1000; or None. The game merges every
+        answer into the standard points (3..13 by rank, wild rank 20, joker 50); where two
+        answers give one key different values, the highest counts. A bad key or value is
+        a programming error and raises when the table's rules are first read.
     """
 
 

@@ -10,6 +10,7 @@ from tablestate.engine.game import Move
 from tablestate.engine.ruleset import RuleSet
 from tablestate_five_crowns._house import House, house
 from tablestate_five_crowns.rules import (
+    CardPoints,
     best_arrangement,
     card_points,
     extend_meld,
@@ -37,9 +38,9 @@ def allowed_discards(state: State, pos: int, hs: House) -> list[str]:
     return [c for c in sort_cards(set(state.hands[pos])) if hs.may_discard(c, taken)]
 
 
-def _throw_order(card: str, wild: str) -> tuple[bool, int, str]:
+def _throw_order(card: str, wild: str, points: CardPoints) -> tuple[bool, int, str]:
     """Which discard to prefer when several are as good: a natural, the dearest."""
-    return (not is_wild(card, wild), card_points(card, wild), card)
+    return (not is_wild(card, wild), card_points(card, wild, points), card)
 
 
 def go_out_move(state: State, pos: int, hs: House) -> Json | None:
@@ -49,9 +50,11 @@ def go_out_move(state: State, pos: int, hs: House) -> Json | None:
     options = [d for d in go_out_discards(hand, state.wild, hs.limits) if d in allowed]
     if not options:
         return None
-    discard = max(options, key=lambda c: _throw_order(c, state.wild))
+    discard = max(options, key=lambda c: _throw_order(c, state.wild, hs.points))
     rest = remove_cards(hand, [discard])
     assert rest is not None
+    # the standard points cost every card something, so their best arrangement melds
+    # every card (a table where some card costs 0 may leave it out)
     melds = best_arrangement(rest, state.wild, hs.limits).melds
     return {"goOut": {"melds": [list(m.cards) for m in melds], "discard": discard}}
 
@@ -66,6 +69,7 @@ def leftover_after(state: State, pos: int, hs: House, discard: str) -> int:
         state.wild,
         min_naturals=lim.min_naturals,
         max_wilds_per_natural=lim.max_wilds_per_natural,
+        points=hs.points,
     )
 
 
@@ -77,12 +81,16 @@ def lay_down_move(state: State, pos: int, hs: House) -> Json | None:
         return None
     discard = min(
         options,
-        key=lambda d: (leftover_after(state, pos, hs, d), -card_points(d, state.wild), d),
+        key=lambda d: (
+            leftover_after(state, pos, hs, d),
+            -card_points(d, state.wild, hs.points),
+            d,
+        ),
     )
     rest = remove_cards(state.hands[pos], [discard])
     assert rest is not None
-    best = best_arrangement(rest, state.wild, hs.limits)
-    if not best.melds or not best.points:
+    best = best_arrangement(rest, state.wild, hs.limits, points=hs.points)
+    if not best.melds or not best.leftover:
         return None
     return {"layDown": {"melds": [list(m.cards) for m in best.melds], "discard": discard}}
 

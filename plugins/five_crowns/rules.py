@@ -10,7 +10,10 @@ Meld rules follow ``DECISIONS.md`` §1.1 and §1.4 (book: ≥3 cards of one rank
 consecutive ranks of one suit from 3 to K, no wrap; wilds stand for anything, with no
 limit). House rules narrow them only through ``MeldLimits`` (or the keyword arguments
 ``min_naturals`` and ``max_wilds_per_natural``): natural-required is ``min_naturals=1``,
-wilds-not-exceed-naturals is ``max_wilds_per_natural=1``. The whole-hand problems
+wilds-not-exceed-naturals is ``max_wilds_per_natural=1``. What a card left in hand
+costs is a ``CardPoints`` table (``STANDARD``: the publisher's points), which house
+rules may change; the functions that count points take it as ``points``. The whole-hand
+problems
 (``min_leftover``, ``can_go_out``, ``best_arrangement``) are solved exactly by
 ``plugins/five_crowns/_solver.py`` (with lay-offs on the table's melds: ``_layoff.py``).
 """
@@ -26,14 +29,17 @@ from tablestate_five_crowns._melds import (
     JOKER,
     JOKER_POINTS,
     LOW,
+    MAX_CARD_POINTS,
     MAX_RUN,
     NO_LIMITS,
     RANKS,
     RUN,
+    STANDARD,
     SUITS,
     WILD,
     WILD_POINTS,
     Arrangement,
+    CardPoints,
     LayOff,
     Meld,
     MeldLimits,
@@ -58,14 +64,17 @@ __all__ = [
     "JOKER",
     "JOKER_POINTS",
     "LOW",
+    "MAX_CARD_POINTS",
     "MAX_RUN",
     "NO_LIMITS",
     "RANKS",
     "RUN",
+    "STANDARD",
     "SUITS",
     "WILD",
     "WILD_POINTS",
     "Arrangement",
+    "CardPoints",
     "LayOff",
     "Meld",
     "MeldLimits",
@@ -108,10 +117,13 @@ def min_leftover(
     *,
     min_naturals: int = 0,
     max_wilds_per_natural: int | None = None,
+    points: CardPoints = STANDARD,
 ) -> int:
     """The fewest points that can be left after melding ``cards`` as well as possible
-    (exact: DECISIONS 1.4). Unused wilds left over are the cheapest ones."""
-    return _solver.min_points(cards, wild, MeldLimits(min_naturals, max_wilds_per_natural))
+    (exact: DECISIONS 1.4), counted with ``points``. Unused wilds left over are the
+    cheapest ones."""
+    limits = MeldLimits(min_naturals, max_wilds_per_natural)
+    return _solver.min_points(cards, wild, limits, points)
 
 
 def can_meld_all(
@@ -153,10 +165,12 @@ def best_arrangement(
     wild: str,
     limits: MeldLimits = NO_LIMITS,
     table: Sequence[Meld] = (),
+    points: CardPoints = STANDARD,
 ) -> Arrangement:
-    """A best way to lay ``cards`` down: the fewest points left over, counting lay-offs
-    on the ``table`` melds where given (lay-off house rule). Among equal ways, the first
-    the search finds."""
+    """A best way to lay ``cards`` down: the fewest points left over (counted with
+    ``points``), counting lay-offs on the ``table`` melds where given (lay-off house
+    rule). Among equal ways, the first the search finds; where some cards cost 0, a
+    best way may leave such a card unmelded though it could meld."""
     if table:
-        return _layoff.arrange(cards, wild, limits, tuple(table))
-    return _solver.arrange(cards, wild, limits)
+        return _layoff.arrange(cards, wild, limits, tuple(table), points)
+    return _solver.arrange(cards, wild, limits, points)

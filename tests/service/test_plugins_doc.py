@@ -229,8 +229,6 @@ def test_every_link_of_the_page_leads_somewhere():
             continue
         target, _, anchor = link.partition("#")
         path = (DOC.parent / target).resolve() if target else DOC
-        if path == REPO / "examples" / "liars_dice" and not path.exists():
-            continue  # the second example lands beside this page, from work of its own
         assert path.exists(), link
         if anchor:
             assert anchor in anchors(path), link

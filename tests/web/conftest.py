@@ -27,7 +27,8 @@ ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # The lobby shows the bundled games only (the test suite's example plugins are installed too).
 EXAMPLE_PLUGINS = (
-    "lucky-draw,lucky-draw.allow-pass,lucky-draw.double-evens,lucky-draw.odd-bonus,tic-tac-toe"
+    "lucky-draw,lucky-draw.allow-pass,lucky-draw.double-evens,lucky-draw.odd-bonus,"
+    "tic-tac-toe,liars-dice"
 )
 
 

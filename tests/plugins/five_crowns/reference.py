@@ -10,12 +10,15 @@ SUITS = ("S", "H", "C", "D", "T")
 VALUE = {r: 3 + i for i, r in enumerate(RANKS)}
 
 
-def points(card: str, wild: str) -> int:
+def points(card: str, wild: str, table=None) -> int:
+    """A card's points; ``table`` overrides them as the points hook does (keys: a rank
+    name, ``"WILD"``, ``"JK"``)."""
+    table = table or {}
     if card == "JK":
-        return 50
+        return table.get("JK", 50)
     if card[:-1] == wild:
-        return 20
-    return VALUE[card[:-1]]
+        return table.get("WILD", 20)
+    return table.get(card[:-1], VALUE[card[:-1]])
 
 
 def ref_is_meld(cards, wild, min_naturals=0, ratio=None) -> bool:
@@ -53,10 +56,11 @@ def _meld_masks(cards: tuple[str, ...], wild: str) -> tuple[tuple[int, int, int]
     return tuple(out)
 
 
-def ref_leftovers(cards, wild, min_naturals=0, ratio=None):
+def ref_leftovers(cards, wild, min_naturals=0, ratio=None, table=None):
     """The minimum leftover of every sub-multiset of ``cards``, as a function of its mask:
     every submask of three cards or more is checked with ``ref_is_meld``, then a DP over
-    submasks tries, for the lowest card left, every meld holding it (or leaves it)."""
+    submasks tries, for the lowest card left, every meld holding it (or leaves it).
+    ``table``: points overrides, as for ``points``."""
     cards = tuple(cards)
     n = len(cards)
     by_low: list[list[int]] = [[] for _ in range(n)]  # melds by their lowest card
@@ -70,7 +74,7 @@ def ref_leftovers(cards, wild, min_naturals=0, ratio=None):
             return 0
         low = mask & -mask
         i = low.bit_length() - 1
-        best = points(cards[i], wild) + f(mask ^ low)
+        best = points(cards[i], wild, table) + f(mask ^ low)
         for g in by_low[i]:
             if g & mask == g:
                 best = min(best, f(mask ^ g))
@@ -79,9 +83,9 @@ def ref_leftovers(cards, wild, min_naturals=0, ratio=None):
     return f
 
 
-def ref_min_leftover(cards, wild, min_naturals=0, ratio=None) -> int:
+def ref_min_leftover(cards, wild, min_naturals=0, ratio=None, table=None) -> int:
     """The fewest points left after melding ``cards`` as well as possible."""
-    return ref_leftovers(cards, wild, min_naturals, ratio)((1 << len(cards)) - 1)
+    return ref_leftovers(cards, wild, min_naturals, ratio, table)((1 << len(cards)) - 1)
 
 
 def random_hand(rng: random.Random, n: int, wild: str, wild_bias: float = 0.0) -> list[str]:
@@ -123,10 +127,10 @@ def ref_extend_ok(kind, meld_cards, added, wild, min_naturals=0, ratio=None) -> 
     return len(ranks) > 1
 
 
-def ref_min_leftover_table(cards, wild, table, min_naturals=0, ratio=None) -> int:
+def ref_min_leftover_table(cards, wild, table, min_naturals=0, ratio=None, points=None) -> int:
     """Every way to send each card to a table meld or keep it, then ``ref_min_leftover``.
 
-    ``table``: tuples ``(kind, cards)``."""
+    ``table``: tuples ``(kind, cards)``; ``points``: points overrides."""
     import itertools
 
     cards = list(cards)
@@ -143,7 +147,7 @@ def ref_min_leftover_table(cards, wild, table, min_naturals=0, ratio=None) -> in
             continue
         own = tuple(sorted(c for c, h in zip(cards, homes, strict=True) if h == 0))
         if own not in memo:
-            memo[own] = ref_min_leftover(own, wild, min_naturals, ratio)
+            memo[own] = ref_min_leftover(own, wild, min_naturals, ratio, points)
         if best is None or memo[own] < best:
             best = memo[own]
     return best

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import cache
 from typing import Any
 
+from support.five_crowns_points import JOKERS_25, PointsRule
 from support.games import registry
 from support.games import ruleset as game_ruleset
 
+from tablestate import plugins
 from tablestate.engine.ruleset import RuleSet
 from tablestate.testing import FixedRng, GameDriver
 from tablestate_five_crowns import rules
@@ -27,6 +30,7 @@ from tablestate_five_crowns.testing import (
 
 __all__ = [
     "DECLARE",
+    "JOKERS_25",
     "LAY_OFF",
     "NATURAL",
     "NO_REDISCARD",
@@ -54,6 +58,31 @@ def ruleset(*enabled: str) -> RuleSet:
     return game_ruleset("five-crowns", *enabled)
 
 
+# test-only house rules on card points (``support/five_crowns_points.py``)
+JOKERS_15 = "five-crowns/jokers-count-15"
+KINGS_0 = "five-crowns/kings-count-0"
+BAD_KEY = "five-crowns/bad-points-key"
+BAD_VALUE = "five-crowns/bad-points-value"
+POINTS_RULES = {
+    JOKERS_15: {"JK": 15},
+    KINGS_0: {"K": 0},
+    BAD_KEY: {"A": 1},
+    BAD_VALUE: {"JK": -5},
+}
+
+
+@cache
+def points_registry() -> plugins.Registry:
+    """The installed plugins and the test-only points rules."""
+    rules = [(rid, PointsRule(rid, table)) for rid, table in POINTS_RULES.items()]
+    return plugins.load(["support.five_crowns_points"], objects=rules)
+
+
+def points_ruleset(*enabled: str) -> RuleSet:
+    """A Five Crowns rule set of ``points_registry`` (bundled and test-only rules)."""
+    return points_registry().ruleset("five-crowns", enabled)
+
+
 def stacked(first: Sequence[str], copies: int = 2) -> list[str]:
     """A whole deck whose first cards are ``first`` (deal order), the rest after them."""
     rest = Counter(rules.deck(copies))
@@ -74,9 +103,12 @@ def driver(
     players: int | Sequence[int] = 2,
     enabled: Iterable[str] = (),
     seed: Any = b"seed",
+    rules: RuleSet | None = None,
     **options: Any,
 ) -> GameDriver:
-    return GameDriver(GAME, players=players, options=options, rules=ruleset(*enabled), seed=seed)
+    """A game with the ``enabled`` bundled rules (or the rule set ``rules``)."""
+    chosen = rules if rules is not None else ruleset(*enabled)
+    return GameDriver(GAME, players=players, options=options, rules=chosen, seed=seed)
 
 
 def start(
@@ -88,13 +120,14 @@ def start(
     shuffles: Sequence[Sequence[str]] = (),
     ints: Sequence[int] = (),
     copies: int = 2,
+    rules: RuleSet | None = None,
     **options: Any,
 ) -> GameDriver:
     """A game whose round 1 deals ``hands`` (in deal order: the dealer's left first),
     turns ``top`` up and has ``stock`` on top of the draw pile."""
     first = deal_cards(hands, top, stock)
     rng = FixedRng(shuffles=[stacked(first, copies), *shuffles], ints=ints)
-    return driver(players or len(hands), enabled, seed=rng, **options)
+    return driver(players or len(hands), enabled, seed=rng, rules=rules, **options)
 
 
 def draw(source: str = "STOCK") -> dict[str, Any]:

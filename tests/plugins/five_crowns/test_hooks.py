@@ -16,10 +16,14 @@ import pytest
 from tablestate.engine.game import Outcome, Rejected
 from tablestate_five_crowns import hookspecs, rules
 from tablestate_five_crowns._house import house
-from tablestate_five_crowns.rules import MeldLimits
+from tablestate_five_crowns.rules import STANDARD, CardPoints, MeldLimits
 
 from .support import (
+    BAD_KEY,
+    BAD_VALUE,
     DECLARE,
+    JOKERS_15,
+    JOKERS_25,
     LAY_OFF,
     NATURAL,
     NO_REDISCARD,
@@ -32,6 +36,7 @@ from .support import (
     driver,
     go_out,
     lay_off,
+    points_ruleset,
     ruleset,
     start,
 )
@@ -53,7 +58,7 @@ def heading(name: str) -> str:
 
 
 def test_there_are_hooks() -> None:
-    assert len(HOOKS) == 6
+    assert len(HOOKS) == 7
 
 
 @pytest.mark.parametrize("name", HOOKS)
@@ -123,6 +128,46 @@ def _kw(limits: MeldLimits) -> dict[str, int | None]:
         "min_naturals": limits.min_naturals,
         "max_wilds_per_natural": limits.max_wilds_per_natural,
     }
+
+
+# -- five_crowns_card_points ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("enabled", [(), (JOKERS_25,)], ids=["off", "jokers-count-25"])
+def test_hook_five_crowns_card_points(enabled) -> None:
+    """Round 1 (3s wild): seat 1 goes out; seat 0 keeps JK 5H 9C, which do not meld, and
+    scores its joker at 25 where the (test-only) rule is on."""
+    on = bool(enabled)
+    rs = points_ruleset(*enabled)
+    assert rs.hook.five_crowns_card_points() == ([{"JK": 25}] if on else [])
+    assert house(rs).points == (CardPoints(joker=25) if on else STANDARD)
+    d = start([["5S", "6S", "7S"], ["JK", "5H", "9C"]], "KD", ["KS", "QS"], rules=rs)
+    d.move(1, draw())
+    d.move(1, go_out([["5S", "6S", "7S"]], "KS"))
+    d.move(0, draw())
+    events = d.move(0, discard("QS"))
+    scored = next(e for e in events if e.type == "hand.scored")
+    assert scored.data == {"points": (25 if on else 50) + 5 + 9, "cardsLeft": 3}
+    round_scored = next(e for e in events if e.type == "round.scored")
+    assert round_scored.data["points"] == {"0": scored.data["points"], "1": 0}
+    assert round_scored.data["totals"] == round_scored.data["points"]
+
+
+def test_card_points_answers_combine_to_the_highest() -> None:
+    """Two rules that set the joker: the highest counts, in either order; other keys keep
+    the standard points."""
+    for enabled in ((JOKERS_25, JOKERS_15), (JOKERS_15, JOKERS_25)):
+        assert house(points_ruleset(*enabled)).points == CardPoints(joker=25)
+    assert house(points_ruleset(JOKERS_15)).points.of("KS", "3") == 13
+
+
+@pytest.mark.parametrize(
+    "rule, message",
+    [(BAD_KEY, "unknown card points key 'A'"), (BAD_VALUE, "'JK' must be an int from 0")],
+)
+def test_a_bad_card_points_answer_raises(rule, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        house(points_ruleset(rule))
 
 
 # -- five_crowns_may_lay_off ----------------------------------------------------------
