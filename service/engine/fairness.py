@@ -1,4 +1,4 @@
-"""Provably fair seeds (DESIGN.md, "Fair randomness").
+"""Provably fair seeds (docs/security.md, "Secrets at rest").
 
 ``server_seed = HMAC-SHA256(secret, table_id + nonce)`` is never stored; the public
 ``shuffleCommitment`` is its SHA-256. At start the game seed becomes

@@ -2,7 +2,7 @@
 and given to bots, and the start that deals.
 
 Pure functions from a ``Table`` to a new ``Table`` and its events, or a ``Rejected`` with
-one of API.md's codes (refusals in DESIGN.md's order: the caller has already checked the
+one of the API's codes (refusals in the documented order: the caller has already checked the
 token, that the table exists and the caller's rights).
 """
 

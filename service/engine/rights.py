@@ -223,7 +223,7 @@ def lost(before: Rights, now: Rights) -> bool:
 
 
 def seat_of(held: Rights, what: str) -> int | Rejected:
-    """The seat these rights act for, or the refusal, in DESIGN.md's order."""
+    """The seat these rights act for, or the refusal, in the documented order."""
     if held.standing in (NONE, LOST):
         return Rejected("UNAUTHENTICATED", _who(held, f"{what} needs a seat token"))
     if held.standing == ELSEWHERE:

@@ -2,9 +2,9 @@
 (the moves applied to it, what each viewer sees of it). A table while it is OPEN, from
 its creation to the deal, is ``engine/opening.py``'s.
 
-The store keeps ``Table.encode()``; the version is the store's. Refusals follow DESIGN.md's
-order; the caller has already checked the token, that the table exists and the caller's
-rights.
+The store keeps ``Table.encode()``; the version is the store's. Refusals follow the order of
+docs/architecture.md; the caller has already checked the token, that the table exists and
+the caller's rights.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A player's move: refused in DESIGN.md's order, applied once, committed.
+"""A player's move: refused in the order of docs/architecture.md, applied once, committed.
 
 The table this replica last saw is tried first, without reading it again: the commit's
 version check catches a stale copy, and a refusal met on a cached copy is checked again on

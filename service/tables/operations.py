@@ -201,7 +201,7 @@ class Operations:
         return done.loaded, done.extra, token
 
     async def seated(self, caller: Caller | None, table_id: str, what: str) -> tuple[Loaded, int]:
-        """The table and the seat the caller holds at it, refused in DESIGN.md's order."""
+        """The table and the seat the caller holds at it, refused in the documented order."""
         if caller is None:
             raise ApiError("UNAUTHENTICATED", f"{what} needs a seat token")
         loaded = await self.tables.must_load(table_id)

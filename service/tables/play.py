@@ -1,7 +1,7 @@
 """A game move applied for a seat: the table's seeds, and the engine's ``apply_move``.
 
 The server seed of a table is derived from the secret (never stored); the game seed from
-it and the players' client seeds (DESIGN.md, "Fair randomness"). Humans, bots and timeouts
+it and the players' client seeds (docs/security.md, "Secrets at rest"). Humans, bots and timeouts
 all move through ``Play.apply``.
 """
 

@@ -1,5 +1,5 @@
 """Helpers for plugin authors: play a game with no server, with fixed or seeded chance,
-and check the invariants every game keeps (DESIGN.md) with what the game says of itself.
+and check the invariants every game keeps (docs/architecture.md) with what the game says of itself.
 
 from tablestate.testing import GameDriver, GameFacts, play_checked, ruleset
 d = GameDriver(MY_GAME, players=3, options={"rounds": 2}, seed="abc")

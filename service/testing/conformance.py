@@ -1,4 +1,4 @@
-"""The invariants every game keeps (DESIGN.md), checked with what the game says of itself
+"""The invariants every game keeps (docs/architecture.md), checked with what the game says of itself
 (its ``GameDef`` and, optionally, its ``GameFacts``): the contract with the API, conservation,
 secrets, events, legal moves, refusals and blind bots."""
 

@@ -9,11 +9,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import pluggy
+
+from tablestate import PROJECT
 from tablestate.engine.contract import contract_of
 from tablestate.engine.game import Event, GameDef, Move, Outcome, Rejected, Result, SetupContext
 from tablestate.engine.options import resolve
 from tablestate.engine.rng import Rng
-from tablestate.engine.ruleset import RuleSet
+from tablestate.engine.ruleset import HookNamespace, RuleSet
 
 if TYPE_CHECKING:
     from tablestate.plugins import Registry
@@ -92,6 +95,17 @@ def ruleset(game_id: str, *rules: str, registry: Registry | None = None) -> Rule
     return reg.ruleset(game_id, ids)
 
 
+def _no_house_rules(game: GameDef[Any]) -> RuleSet:
+    """The rule set of a table of ``game`` with no house rule on: the game's own hooks,
+    which no rule answers (a ``firstresult`` hook gives None, any other an empty list), as
+    at a table."""
+    if game.hookspecs is None:
+        return RuleSet()
+    pm = pluggy.PluginManager(PROJECT)
+    pm.add_hookspecs(game.hookspecs)
+    return RuleSet(frozenset(), HookNamespace(lambda name: getattr(pm.hook, name)))
+
+
 class MoveRefused(AssertionError):
     """A move the rules refused in a test that expected it to stand."""
 
@@ -108,7 +122,7 @@ class GameDriver:
         players: how many seats (0..n-1), or the seat indices in play order.
         options: table options (checked, defaults filled).
         rules: a ``RuleSet`` (``ruleset(game_id, *house_rules)``) or nothing: no house
-            rule, and no hook of the game's own answers.
+            rule, and no hook of the game's own answers (``_no_house_rules``).
         seed: the game seed, or an ``Rng`` (a ``FixedRng`` for scenarios).
     """
 
@@ -122,7 +136,7 @@ class GameDriver:
     ) -> None:
         self.game = game
         self.seats = tuple(range(players)) if isinstance(players, int) else tuple(players)
-        self.rules = rules if rules is not None else RuleSet()
+        self.rules = rules if rules is not None else _no_house_rules(game)
         if isinstance(seed, Rng):
             self.rng = seed
         else:

@@ -94,4 +94,4 @@ def check_golden(
     assert lines == kept, "the bot no longer plays the same game"
 
 
-# -- the invariants every game keeps (DESIGN.md), for any game -------------------------------
+# -- the invariants every game keeps (docs/architecture.md), for any game --------------------

@@ -1,6 +1,6 @@
 """One conformance test for every installed game, as open_spiel's random-simulation test is
 for every registered game: seeded random full games (bots now and then, as each game's
-cases say) with the invariants of DESIGN.md checked at every step by ``tablestate.testing``:
+cases say) with the invariants of docs/architecture.md checked at every step by ``tablestate.testing``:
 conservation, secrecy of every view and every event, progress (a seat to act with a legal
 move, every listed move accepted, a move refused if and only if it is not listed), and
 determinism (the same seed, options, rules and moves replay to the same game). A game

@@ -147,6 +147,12 @@ def test_an_undeclared_event_fails_the_driver():
         GameDriver(BROKEN_COUNT_UP["undeclared-event"], 2).random_playout()
 
 
+def test_a_driver_without_rules_answers_the_games_hooks_as_a_table_without_house_rules():
+    d = GameDriver(GAME, 2, seed="s")
+    assert d.rules.hook.lucky_draw_points(card="4A", rank=4) is None  # firstresult: None
+    d.random_playout()  # every card played scores by the hook's None: its rank
+
+
 def test_ruleset_builds_house_rules_for_a_test():
     evens = ruleset("lucky-draw", "double-evens")
     assert evens.is_on("lucky-draw/double-evens")
