@@ -10,107 +10,9 @@
 //   TABLESTATE_URL=http://127.0.0.1:8000 node --test examples-view.test.mjs
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { chromium } from 'playwright-core';
+import { BASE, READY, graphql, logTexts, moved, openTable, pageKit, shot, start, versionOf } from './page-kit.mjs';
 
-const BASE = (process.env.TABLESTATE_URL || 'http://127.0.0.1:8000').replace(/\/$/, '');
-const ARTIFACTS = process.env.TABLESTATE_ARTIFACTS || join(import.meta.dirname, '..', 'web', 'artifacts');
-const DOCS = process.env.TABLESTATE_DOCS_SCREENSHOTS || '';
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const READY = '.table-page.my-turn:not(.busy):not(.offline)';
-
-let browser;
-let contexts = [];
-
-before(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  if (DOCS) mkdirSync(DOCS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-// A browser test: on failure, a screenshot of every page it opened; then close them.
-function browserTest(name, fn) {
-  test(name, async () => {
-    try {
-      await fn();
-    } catch (err) {
-      const slug = name.replace(/\W+/g, '-').toLowerCase().slice(0, 60);
-      let i = 0;
-      for (const context of contexts) {
-        for (const page of context.pages()) {
-          i += 1;
-          await page.screenshot({ path: join(ARTIFACTS, `failed-${slug}-${i}.png`), fullPage: true }).catch(() => {});
-        }
-      }
-      throw err;
-    } finally {
-      await Promise.all(contexts.map((c) => c.close()));
-      contexts = [];
-    }
-  });
-}
-
-async function player() {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (err) => page.errors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') page.errors.push(msg.text());
-  });
-  return page;
-}
-
-// The page as it is now, in the artifacts and, for the docs' screenshots, in DOCS.
-async function shot(page, name) {
-  await page.waitForSelector('.conn-live', { timeout: 10_000 }).catch(() => {});
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-  if (DOCS) await page.screenshot({ path: join(DOCS, `${name}.png`), fullPage: true });
-}
-
-async function graphql(query, variables = {}) {
-  const res = await fetch(`${BASE}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-  const body = await res.json();
-  assert.equal(body.errors, undefined, JSON.stringify(body.errors));
-  return body.data;
-}
-
-// A table from the lobby's form, the creator seated as host.
-async function openTable(page, gameId, seats = null) {
-  await page.goto(`${BASE}/`);
-  await page.fill('#player-name', 'Ann');
-  await page.click(`[data-game="${gameId}"]`);
-  await page.waitForSelector('form.create');
-  if (seats !== null) await page.selectOption('#seats', String(seats));
-  await page.click('form.create button[type=submit]');
-  await page.waitForSelector('.table-page.status-open .seat.mine');
-  return /#\/table\/([^?]+)/.exec(page.url())[1];
-}
-
-async function start(page) {
-  await page.click('[data-key="start"]');
-  await page.waitForSelector('.table-page.status-playing, .table-page.status-finished');
-}
-
-const versionOf = (page) => page.$eval('.table-page', (el) => el.dataset.version);
-
-// After a move: the page shows a newer version and is not busy.
-async function moved(page, before) {
-  await page.waitForFunction((was) => {
-    const el = document.querySelector('.table-page');
-    return el && !el.classList.contains('busy') && el.dataset.version !== was;
-  }, before);
-}
-
-const logTexts = (page) => page.$$eval('.events li:not([hidden])', (els) => els.map((el) => el.textContent));
+const { browserTest, player } = pageKit();
 
 browserTest('tic-tac-toe: its board an ARIA grid, arrow keys move the focus, clicks mark cells, two players to a win, no fair-shuffle part', async () => {
   const ann = await player();
@@ -180,7 +82,7 @@ browserTest('tic-tac-toe: its board an ARIA grid, arrow keys move the focus, cli
 
 browserTest('liar’s dice: your dice shown and marked as yours, nobody else’s, a bid by its button, played to the end, the fair-shuffle part', async () => {
   const page = await player();
-  const tableId = await openTable(page, 'liars-dice', 2);
+  const tableId = await openTable(page, 'liars-dice', { seats: 2 });
   await page.click('[data-key="add-bot"]');
   await page.waitForSelector('.seat.kind-bot');
   await start(page);
