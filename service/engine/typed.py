@@ -33,7 +33,7 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from tablestate.engine import bots
+from tablestate.engine.bots import random_move, search
 from tablestate.engine.game import (
     ILLEGAL_MOVE,
     Event,
@@ -311,8 +311,8 @@ def define_game(
         "apply": play,
         "view": seen,
         "result": result,
-        "bot": bots.search,
-        "easy_bot": bots.random_move,
+        "bot": search,
+        "easy_bot": random_move,
         "encode": encode,
         "decode": decode,
         "check_move": kinds.check,
