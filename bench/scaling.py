@@ -18,6 +18,12 @@ client; one process) and stops both. Three curves:
   N x moves would pass ``--fanout-deliveries``, 100,000: 20 moves at 5,000) one at a time (the
   next once every spectator has the last): the delivery latency p50/p99 over every (move,
   spectator). The loadgen's phase C with ``--spectators N``.
+- ``workers``: phase B (``--workers-tables`` tables, 50 by default) served by 1, 2, ...
+  workers (``--workers-curve``), the points interleaved (1, 2, 1, 2, ...) ``--runs`` times:
+  moves/s, p99, and the CPU per move of the server (the serve process and its workers) and
+  of redis-server apart, in microseconds: the cost of a move, which a second worker should not
+  raise. The loadgen opens each player's connection at ``/graphql?table=<id>`` (the routing
+  key of docs/clients.md), unless ``--no-route``.
 - ``memory``: the server's RSS (uvicorn workers + redis-server, summed) before and after N
   subscriptions open, after a 2 s settle each: bytes per subscription, with one subscription
   per WebSocket, and with 100 per WebSocket (the cost of a subscription alone). Phase M.
@@ -28,6 +34,7 @@ latency samples in ``--out-dir``/samples/), and a table is printed at the end.
     python bench/scaling.py                  # the full curves (5 to 15 minutes on 2 vCPUs)
     python bench/scaling.py --quick          # seconds: 1-2 tables, 3 spectators, 10 subscriptions
     python bench/scaling.py --only tables --tables 1 10 --duration 5
+    python bench/scaling.py --only workers --runs 3   # the workers curve of docs/performance.md
 
 Before each point it waits (at most ``--quiet-wait`` seconds) for the machine to be quiet, as
 the peer benchmark does, and records the busy value it saw and the load average.
@@ -124,8 +131,9 @@ def install_bench_game(work: Path) -> Path:
 
 
 @contextlib.contextmanager
-def server(work: Path, site: Path, workers: int) -> Iterator[tuple[int, list[int]]]:
-    """A fresh redis-server and ``tablestate serve``: (HTTP port, [serve pid, redis pid])."""
+def server(work: Path, site: Path, workers: int) -> Iterator[tuple[int, list[int], int]]:
+    """A fresh redis-server and ``tablestate serve``: (HTTP port, [serve pid, redis pid],
+    Redis port)."""
     run = Path(tempfile.mkdtemp(dir=work, prefix="point."))
     (run / "redis").mkdir()
     rport, port = free_port(), free_port()
@@ -168,7 +176,7 @@ def server(work: Path, site: Path, workers: int) -> Iterator[tuple[int, list[int
                 tail = (run / "serve.log").read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"tablestate serve failed to start:\n{tail}")
             time.sleep(0.1)
-        yield port, [serve.pid, redis.pid]
+        yield port, [serve.pid, redis.pid], rport
     finally:
         if serve is not None:
             stop(serve)
@@ -195,9 +203,14 @@ def loadgen(
     return result
 
 
-def points(args: argparse.Namespace) -> list[tuple[str, int, str, list[str], float]]:
-    """(curve, N, loadgen phase, loadgen flags, timeout s) for every point asked for."""
-    out: list[tuple[str, int, str, list[str], float]] = []
+Point = tuple[str, int, str, list[str], float, int]
+
+
+def points(args: argparse.Namespace) -> list[Point]:
+    """(curve, N, loadgen phase, loadgen flags, timeout s, workers) for every point asked
+    for. N is the tables, subscribers or subscriptions of the point; for ``workers``, the
+    workers."""
+    out: list[Point] = []
     samples = Path(args.out_dir) / "samples"
     hard = 600
     if "tables" in args.only:
@@ -205,21 +218,67 @@ def points(args: argparse.Namespace) -> list[tuple[str, int, str, list[str], flo
             flags = ["--matches", str(n), "--duration", str(args.duration),
                      "--setup-batch", "20", "--hard-s", str(hard), "--retry-unavailable",
                      "--samples-out", str(samples / f"tables_{n}.json")]  # fmt: skip
-            out.append(("tables", n, "B", flags, hard + 30))
+            out.append(("tables", n, "B", flags, hard + 30, args.workers))
     if "fanout" in args.only:
         for n in args.subscribers:
             moves = max(5, min(args.fanout_moves, args.fanout_deliveries // n))
             flags = ["--spectators", str(n), "--moves", str(moves), "--hard-s",
                      str(hard), "--samples-out", str(samples / f"fanout_{n}.json")]  # fmt: skip
-            out.append(("fanout", n, "C", flags, hard + 30))
+            out.append(("fanout", n, "C", flags, hard + 30, args.workers))
     if "memory" in args.only:
         for n in args.memory:
             for per in (1, 100):
                 conns = max(1, n // per)
                 flags = ["--connections", str(conns), "--subs-per-conn", str(per),
                          "--hard-s", str(hard)]  # fmt: skip
-                out.append((f"memory_{per}_per_ws", conns * per, "M", flags, hard + 30))
+                out.append((f"memory_{per}_per_ws", conns * per, "M", flags, hard + 30,
+                            args.workers))  # fmt: skip
+    if "workers" in args.only:
+        for run in range(args.runs):
+            for w in args.workers_curve:
+                flags = ["--matches", str(args.workers_tables), "--duration",
+                         str(args.duration), "--setup-batch", "20", "--hard-s", str(hard),
+                         "--retry-unavailable",
+                         "--samples-out", str(samples / f"workers_{w}_run{run}.json")]  # fmt: skip
+                if args.no_route:
+                    flags.append("--no-route")
+                out.append(("workers", w, "B", flags, hard + 30, w))
     return out
+
+
+def redis_commands(rport: int, r: dict[str, Any]) -> dict[str, list[float]]:
+    """redis-server's own account of the point (``INFO commandstats``, since its start, the
+    setup included): each command's [calls per move, µs per move], the costliest first."""
+    moves = r.get("moves_acked") or 0
+    try:
+        out = subprocess.run(["redis-cli", "-p", str(rport), "INFO", "commandstats"],
+                             capture_output=True, timeout=10, check=True)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    stats: dict[str, list[float]] = {}
+    for line in out.stdout.decode().splitlines():
+        if not line.startswith("cmdstat_") or not moves:
+            continue
+        name, _, fields = line[len("cmdstat_") :].partition(":")
+        kv = dict(f.split("=", 1) for f in fields.split(","))
+        stats[name] = [round(int(kv["calls"]) / moves, 2), round(int(kv["usec"]) / moves, 1)]
+    return dict(sorted(stats.items(), key=lambda kv: -kv[1][1]))
+
+
+def cpu_per_move(r: dict[str, Any]) -> dict[str, float]:
+    """Microseconds of CPU per move: of the server's processes (every one but
+    redis-server) and of redis-server, from the loadgen's per-process figures."""
+    rate = r.get("moves_per_s") or 0
+    procs = r.get("server_procs") or []
+    if not rate or not procs:
+        return {}
+    redis = sum(p["cpu_pct"] for p in procs if p.get("comm") == "redis-server")
+    server = sum(p["cpu_pct"] for p in procs if p.get("comm") != "redis-server")
+    return {
+        "server_cpu_us_per_move": round(server / 100 / rate * 1e6, 1),
+        "redis_cpu_us_per_move": round(redis / 100 / rate * 1e6, 1),
+        "cpu_us_per_move": round((server + redis) / 100 / rate * 1e6, 1),
+    }
 
 
 def summary_row(curve: str, n: int, r: dict[str, Any]) -> str:
@@ -232,6 +291,12 @@ def summary_row(curve: str, n: int, r: dict[str, Any]) -> str:
                 f"client CPU {r['client_cpu_pct']} % | errors {r['move_errors']}+"
                 f"{r['subscription_errors']} | UNAVAILABLE resent "
                 f"{r.get('moves_retried_unavailable', 0)} |")  # fmt: skip
+    if curve == "workers":
+        return (f"| workers | {n} | {r['moves_per_s']:.0f} moves/s | p99 "
+                f"{r['latency']['p99_ms']} ms | CPU/move {r.get('cpu_us_per_move')} µs | "
+                f"server {r.get('server_cpu_us_per_move')} µs | redis-server "
+                f"{r.get('redis_cpu_us_per_move')} µs | errors {r['move_errors']}+"
+                f"{r['subscription_errors']} |")  # fmt: skip
     if curve == "fanout":
         fan = r["fanout"]
         return (f"| fanout | {n} | p50 {fan['p50_ms']} ms | p99 {fan['p99_ms']} ms | "
@@ -243,11 +308,37 @@ def summary_row(curve: str, n: int, r: dict[str, Any]) -> str:
             f"{r['deliveries']}/{r['expected_deliveries']} |")  # fmt: skip
 
 
+def workers_summary(rows: list[dict[str, Any]]) -> str:
+    """The workers curve's medians over its runs, and each count's CPU per move against
+    one worker's."""
+    if not rows:
+        return ""
+    by: dict[int, list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault(r["n"], []).append(r)
+
+    def med(rs: list[dict[str, Any]], key: str) -> float:
+        vals = sorted(float(r[key]) for r in rs if r.get(key) is not None)
+        return vals[len(vals) // 2] if vals else float("nan")
+
+    base = med(by[min(by)], "cpu_us_per_move")
+    lines = ["\n| workers | runs | moves/s | p99 ms | CPU µs/move | x one worker's | "
+             "server µs/move | redis-server µs/move |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for w in sorted(by):
+        rs = by[w]
+        cpu = med(rs, "cpu_us_per_move")
+        lines.append(f"| {w} | {len(rs)} | {med(rs, 'moves_per_s'):.0f} | "
+                     f"{med([r['latency'] for r in rs], 'p99_ms')} | {cpu} | "
+                     f"{cpu / base:.2f} | {med(rs, 'server_cpu_us_per_move')} | "
+                     f"{med(rs, 'redis_cpu_us_per_move')} |")  # fmt: skip
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a seconds-long smoke version")
     parser.add_argument("--only", nargs="+", default=["tables", "fanout", "memory"],
-                        choices=["tables", "fanout", "memory"])  # fmt: skip
+                        choices=["tables", "fanout", "memory", "workers"])  # fmt: skip
     parser.add_argument("--tables", nargs="+", type=int, default=[1, 10, 100, 1000])
     parser.add_argument("--subscribers", nargs="+", type=int, default=[10, 100, 1000, 5000])
     parser.add_argument("--memory", nargs="+", type=int, default=[1000],
@@ -256,13 +347,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fanout-moves", type=int, default=100, help="moves per fan-out point")
     parser.add_argument("--fanout-deliveries", type=int, default=100_000,
                         help="fewer moves where N subscribers x moves would exceed this")  # fmt: skip
-    parser.add_argument("--workers", type=int, default=1, help="uvicorn workers")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="workers of the tables, fanout and memory points")  # fmt: skip
+    parser.add_argument("--workers-curve", nargs="+", type=int, default=[1, 2],
+                        help="the workers of the workers curve")  # fmt: skip
+    parser.add_argument("--workers-tables", type=int, default=50,
+                        help="tables at once in each point of the workers curve")  # fmt: skip
+    parser.add_argument("--runs", type=int, default=3,
+                        help="interleaved runs of the workers curve")  # fmt: skip
+    parser.add_argument("--no-route", action="store_true",
+                        help="the workers curve's connections without the routing key")  # fmt: skip
     parser.add_argument("--quiet-wait", type=int, default=60,
                         help="max seconds to wait for a quiet machine before each point (0: no wait)")  # fmt: skip
     parser.add_argument("--out-dir", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args(argv)
     if args.quick:
         args.tables, args.subscribers, args.memory = [1, 2], [3], [10]
+        args.workers_tables, args.runs = 2, 1
         args.duration, args.fanout_moves, args.quiet_wait = 1.0, 5, 0
     for tool in ("node", "redis-server"):
         if shutil.which(tool) is None:
@@ -281,16 +382,21 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="tsscale.") as tmp:
         work = Path(tmp)
         site = install_bench_game(work)
-        for curve, n, phase, flags, timeout in points(args):
+        for curve, n, phase, flags, timeout, workers in points(args):
             busy = wait_quiet(args.quiet_wait)
             load = loadavg()
             try:
-                with server(work, site, args.workers) as (port, pids):
+                with server(work, site, workers) as (port, pids, rport):
                     result = loadgen(phase, port, pids, flags, timeout)
+                    if curve == "workers":
+                        result["redis_commands"] = redis_commands(rport, result)
             except RuntimeError as exc:
                 result = {"error": str(exc)[-500:]}
-            result.pop("server_procs", None)
-            line = {"bench": "scaling", "curve": curve, "n": n, "workers": args.workers,
+            result.update(cpu_per_move(result))
+            procs = result.pop("server_procs", None) or []
+            if curve == "workers":  # each process's share: the workers' balance
+                result["procs_cpu_pct"] = [[p.get("comm"), p.get("cpu_pct")] for p in procs]
+            line = {"bench": "scaling", "curve": curve, "n": n, "workers": workers,
                     "quick": args.quick, "pre_run_busy_pct": busy, "loadavg_1m": load,
                     **version, **result}  # fmt: skip
             failed += "error" in result
@@ -300,6 +406,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(summary_row(curve, n, result))
     print("\n| curve | N | figures |\n|---|---|---|")
     print("\n".join(rows))
+    curve = [json.loads(ln) for ln in out_file.read_text().splitlines()]
+    print(workers_summary([r for r in curve if r["curve"] == "workers" and "error" not in r]))
     print(f"\nresults: {out_file}", file=sys.stderr)
     return 1 if failed else 0
 

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from tablestate import plugins
 from tablestate.config import ConfigError, Settings
 
+STARTUP_FAILURE = 3
+
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
@@ -35,17 +37,28 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         from tablestate.metrics import multiprocess_dir, remove_dir
 
         made = multiprocess_dir(settings.metrics_dir)
+    config = uvicorn.Config(
+        "tablestate.app:create_app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_level=settings.log_level,
+        log_config=None,
+        **options(settings),
+    )
     try:
-        uvicorn.run(
-            "tablestate.app:create_app",
-            factory=True,
-            host=settings.host,
-            port=settings.port,
-            workers=settings.workers,
-            log_level=settings.log_level,
-            log_config=None,
-            **options(settings),
-        )
+        if settings.workers > 1:
+            # One process accepts and hands each connection to the worker of its table
+            # (service/workers.py): a table's players then share one worker's cache.
+            from tablestate import workers
+
+            workers.serve(config, settings.workers)
+        else:
+            server = uvicorn.Server(config)
+            server.run()
+            if not server.started:
+                return STARTUP_FAILURE  # the app's start-up failed (uvicorn.run's status)
     finally:
         if made is not None and settings.metrics_dir is None:
             remove_dir(made)

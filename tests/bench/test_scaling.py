@@ -77,3 +77,33 @@ def test_quick_scaling_run_prints_every_point(tmp_path):
         assert r["server_rss_before_mb"] > 0 and r["server_rss_after_mb"] > 0
         assert isinstance(r["bytes_per_subscription"], int)
     assert "| curve | N | figures |" in done.stdout
+
+
+def test_quick_workers_curve_prints_the_cost_of_a_move_at_each_count(tmp_path):
+    _need_tools()
+    cmd = [sys.executable, str(ROOT / "bench" / "scaling.py"), "--quick", "--only", "workers",
+           "--out-dir", str(tmp_path)]  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = [json.loads(line) for line in (tmp_path / "scaling.jsonl").read_text().splitlines()]
+    assert [(r["curve"], r["n"], r["workers"]) for r in rows] == [
+        ("workers", 1, 1), ("workers", 2, 2)
+    ]  # fmt: skip
+    for r in rows:
+        assert "error" not in r, r
+        assert r["move_errors"] == 0 and r["subscription_errors"] == 0, r.get("first_error")
+        assert r["matches"] == 2 and r["moves_acked"] > 0
+        assert 0 < r["redis_cpu_us_per_move"] < r["cpu_us_per_move"]
+        assert r["server_cpu_us_per_move"] + r["redis_cpu_us_per_move"] == pytest.approx(
+            r["cpu_us_per_move"], abs=0.2
+        )
+        # redis-server's own account: the commit script ran about once a move
+        assert r["redis_commands"]["evalsha"][0] >= 1
+        # every worker process and redis-server measured: serve, its workers, redis-server
+        assert [c for c, _ in r["procs_cpu_pct"]].count("redis-server") == 1
+        assert len(r["procs_cpu_pct"]) >= 2 + r["workers"] - (r["workers"] == 1)
+    assert "| workers | runs | moves/s |" in done.stdout
