@@ -305,6 +305,9 @@ def test_every_option_on_with_the_bundled_redis(helm, full):
     assert annotations["nginx.ingress.kubernetes.io/proxy-read-timeout"] == "3600"
     assert annotations["nginx.ingress.kubernetes.io/proxy-send-timeout"] == "3600"
     assert annotations["haproxy.org/timeout-tunnel"] == "3600s"
+    # table affinity: the controller hashes the routing key ?table=ID (docs/clients.md)
+    assert annotations["nginx.ingress.kubernetes.io/upstream-hash-by"] == "$arg_table"
+    assert annotations["haproxy.org/load-balance"] == "url_param table"
     spec = ingress["spec"]
     assert spec["ingressClassName"] == "nginx"
     assert spec["tls"] == [{"hosts": ["tablestate.example.com"], "secretName": "ts-tls"}]
@@ -350,6 +353,14 @@ def test_every_option_on_with_the_bundled_redis(helm, full):
     redis_service = r.get("Service", redis_name)["spec"]
     assert redis_service["selector"] == sts["spec"]["selector"]["matchLabels"]
     assert redis_service["ports"][0]["port"] == 6379
+
+
+def test_table_affinity_can_be_left_to_the_operator(helm, full):
+    r = template(helm, *full, *sets("ingress.tableAffinity=false"))
+    annotations = r.get("Ingress")["metadata"]["annotations"]
+    assert "nginx.ingress.kubernetes.io/upstream-hash-by" not in annotations
+    assert "haproxy.org/load-balance" not in annotations
+    assert annotations["haproxy.org/timeout-tunnel"] == "3600s"
 
 
 def test_bundled_redis_without_persistence_uses_an_empty_dir(helm):

@@ -15,13 +15,18 @@ export class ApiError extends Error {
 
 const ENDPOINT = new URL('graphql', document.baseURI).href;
 
+// The address of what concerns one table: with its routing key (docs/clients.md), so that a
+// proxy or `serve --workers N` brings it to the replica or worker that holds the table.
+const routed = (url, tableId) => (tableId ? `${url}?table=${encodeURIComponent(tableId)}` : url);
+
 // One query or mutation over HTTP; the data, or an ApiError with the server's code.
-export async function request(query, variables = {}, token = undefined) {
+// `tableId`: the table it concerns, if any (the routing key).
+export async function request(query, variables = {}, token = undefined, tableId = undefined) {
   const headers = { 'content-type': 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
   let body;
   try {
-    const res = await fetch(ENDPOINT, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+    const res = await fetch(routed(ENDPOINT, tableId), { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
     body = await res.json();
   } catch (err) {
     throw new ApiError([{ message: `the server did not answer (${err.message})`, extensions: { code: 'UNAVAILABLE' } }]);
@@ -50,12 +55,12 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 //
 // onData(data) for each result; onStatus(status, detail) with 'connecting', 'live',
 // 'offline' or 'failed' (a refusal that retrying will not fix, e.g. a bad token).
-function subscription(query, variables, token, { onData, onStatus }) {
+function subscription(query, variables, token, { onData, onStatus }, tableId = undefined) {
   let pongTimer;
   let stopped = false;
   let dispose = () => {};
 
-  const url = ENDPOINT.replace(/^http/, 'ws');
+  const url = routed(ENDPOINT.replace(/^http/, 'ws'), tableId);
   const client = createClient({
     url,
     connectionParams: token ? { authToken: token } : {},
@@ -138,7 +143,7 @@ export function follow(tableId, token, after, { onEvent, onStatus }) {
       seen.add(event.cursor);
       onEvent(event);
     },
-  });
+  }, tableId);
   return {
     get cursor() {
       return variables.after;

@@ -135,7 +135,7 @@ export function showTable(root, tableId, params, app) {
     try {
       let first;
       try {
-        first = await request(GAME_OF, { id: tableId }, token());
+        first = await request(GAME_OF, { id: tableId }, token(), tableId);
       } catch (err) {
         if (err instanceof ApiError && err.code === 'UNAUTHENTICATED' && token()) {
           await tokenRefused();
@@ -152,7 +152,7 @@ export function showTable(root, tableId, params, app) {
       view = await viewOf(game);
       if (!alive) return;
       query = tableQuery(view.fragment);
-      const data = await request(query, { id: tableId, log: 100 }, token());
+      const data = await request(query, { id: tableId, log: 100 }, token(), tableId);
       if (!alive) return;
       if (!data.table) {
         showGone('lost');
@@ -185,7 +185,7 @@ export function showTable(root, tableId, params, app) {
     if (!alive) return;
     let exists = false;
     try {
-      exists = Boolean((await request(GAME_OF, { id: tableId })).table);
+      exists = Boolean((await request(GAME_OF, { id: tableId }, undefined, tableId)).table);
     } catch {
       exists = true; // the server did not answer: say nothing rash
     }
@@ -270,7 +270,7 @@ export function showTable(root, tableId, params, app) {
       try {
         do {
           refreshAgain = false;
-          const data = await request(query, { id: tableId, log: 0 }, token());
+          const data = await request(query, { id: tableId, log: 0 }, token(), tableId);
           if (!alive) return;
           if (data.table) applyTable(data.table);
           else showGone('lost');
@@ -306,7 +306,7 @@ export function showTable(root, tableId, params, app) {
     blockedNote = null;
     scheduleRender();
     try {
-      return await request(mutation, { t: tableId, ...variables }, tok);
+      return await request(mutation, { t: tableId, ...variables }, tok, tableId);
     } catch (err) {
       if (err instanceof ApiError && err.code === 'UNAUTHENTICATED' && tok) await tokenRefused();
       else app.notify(err);
@@ -509,7 +509,7 @@ export function showTable(root, tableId, params, app) {
     }
     if (name) store.setPlayerName(name);
     try {
-      await request(CHAT, { t: tableId, text, name }, token());
+      await request(CHAT, { t: tableId, text, name }, token(), tableId);
       drafts.chat = '';
       render();
     } catch (err) {
