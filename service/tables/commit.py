@@ -224,7 +224,13 @@ class Committer:
                                 before, done, result.events, result.appended
                             )
                     return Committed(done, result.events, change.extra)
-                if result.record is not None:  # a racing request with this key won
+                if result.record is not None:  # this key was recorded (first, or by a race)
+                    if idempotency is not None and (
+                        result.record.move_hash != idempotency.move_hash
+                    ):
+                        raise ApiError(
+                            "BAD_INPUT", "this idempotency key was used for another move"
+                        )
                     return Committed(await self.tables.must_load(table_id), result.record.events)
                 self.metrics.inc("tablestate_commit_conflicts_total")
                 loaded = None

@@ -93,11 +93,35 @@ class Moves:
                     "BAD_INPUT", f"an idempotency key is 1 to {MAX_IDEMPOTENCY_KEY} characters"
                 )
             idem = Idempotency(seat, idempotency_key, move_hash({game_id or "": move}))
-            record = await self.tables.call(self.store.idempotency(table_id, seat, idempotency_key))
-            if record is not None:
-                if record.move_hash != idem.move_hash:
-                    raise ApiError("BAD_INPUT", "this idempotency key was used for another move")
-                return await self.tables.must_load(table_id), record.events
+        try:
+            return await self._try(caller, loaded, game_id, move, seat, expected_version, idem)
+        except ApiError as exc:
+            if idem is None or exc.code == "UNAVAILABLE":
+                raise
+            # Refused: unless the key was recorded, by this move made once already (the
+            # table has moved on since, so the rules may refuse it now). The record is read
+            # only here: a move the rules accept meets it in the commit, which checks it
+            # before the version.
+            record = await self.tables.call(self.store.idempotency(table_id, seat, idem.key))
+            if record is None:
+                raise
+            if record.move_hash != idem.move_hash:
+                raise ApiError(
+                    "BAD_INPUT", "this idempotency key was used for another move"
+                ) from None
+            return await self.tables.must_load(table_id), record.events
+
+    async def _try(
+        self,
+        caller: Caller,
+        loaded: Loaded,
+        game_id: str | None,
+        move: Move,
+        seat: int,
+        expected_version: int | None,
+        idem: Idempotency | None,
+    ) -> tuple[Loaded, tuple[StoredEvent, ...]]:
+        table_id = loaded.table.id
         if loaded.table.status != eng.PLAYING:
             raise ApiError("TABLE_NOT_PLAYING", "the table is not playing")
         if game_id != loaded.game.id:

@@ -266,3 +266,54 @@ async def test_moves_beyond_the_admission_bound_wait_their_turn(registry: Regist
             assert (await svc.reads.must_load(tid)).version == before[tid] + 1
     finally:
         await svc.close()
+
+
+async def test_a_replayed_idempotency_key_answers_its_first_outcome_on_any_replica(
+    registry, make_store
+):
+    """The record is read only when the rules refuse the move again (the table moved on) or
+    met in the commit (they accept it again): either way the first outcome, nothing applied
+    twice, and another move under the key is BAD_INPUT."""
+    from tablestate.errors import ApiError
+
+    settings = make_settings()
+    first_store = make_store()
+    a = TableService(settings, registry, first_store)
+    memory = "Memory" in type(first_store).__name__
+    b = TableService(settings, registry, first_store if memory else make_store())
+    loaded, host = await a.operations.create("lucky-draw", [], None, 2)
+    tid = loaded.table.id
+    tokens = [(await a.operations.join(None, tid, name, i, None))[2] for i, name in
+              enumerate(["Ann", "Bob"])]  # fmt: skip
+    await a.operations.start(await a.reads.authenticate(host), tid)
+    table = await a.reads.must_load(tid)
+    (mover,) = table.to_act()
+    viewer = await a.reads.authenticate(tokens[mover])
+    move = table.legal_moves(mover)[0]
+    done, events = await a.moves.make(viewer, tid, "lucky-draw", move, idempotency_key="k1")
+    assert done.version == table.version + 1 and events
+    for replica in (a, b, a):  # a warm cache, a cold one
+        again, replayed = await replica.moves.make(
+            await replica.reads.authenticate(tokens[mover]), tid, "lucky-draw", move,
+            idempotency_key="k1",
+        )  # fmt: skip
+        assert replayed == events and again.version == done.version
+    # the other player moves: the first mover's key is still its first outcome
+    (other,) = done.to_act()
+    assert other != mover
+    other_viewer = await b.reads.authenticate(tokens[other])
+    await b.moves.make(other_viewer, tid, "lucky-draw", done.legal_moves(other)[0])
+    _, replayed = await a.moves.make(viewer, tid, "lucky-draw", move, idempotency_key="k1")
+    assert replayed == events
+    # a move the rules accept now, under the recorded key: the commit meets the record
+    turn = await a.reads.must_load(tid)
+    others = [m for m in turn.legal_moves(mover) if m != move]
+    assert others, turn.legal_moves(mover)
+    with pytest.raises(ApiError) as refused:
+        await a.moves.make(viewer, tid, "lucky-draw", others[0], idempotency_key="k1")
+    assert refused.value.code == "BAD_INPUT" and "another move" in str(refused.value)
+    now = (await a.reads.must_load(tid)).version
+    with pytest.raises(ApiError) as refused:
+        await b.moves.make(viewer, tid, "lucky-draw", {"nothing": 1}, idempotency_key="k1")
+    assert refused.value.code == "BAD_INPUT" and "another move" in str(refused.value)
+    assert (await a.reads.must_load(tid)).version == now
