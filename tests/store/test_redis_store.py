@@ -110,12 +110,37 @@ async def test_every_key_of_a_table_gets_the_ttl(
     # appended streams made now live as long as the table does
     await store.append(table_id, [ev("chat"), NewEvent("quiet", AT, audience=SPECTATORS)])
     tag = f"{redis_prefix}{{t:{table_id}}}"
-    for suffix in (":c", ":x"):
-        assert 8_000 < await admin.pttl(tag + suffix) <= 10_000, suffix
+    for suffix in (":c", ":x"):  # the TTL, and at most a hundredth more (commit.lua)
+        assert 8_000 < await admin.pttl(tag + suffix) <= 10_100, suffix
     key = Idempotency(0, "k", "h")
     await store.commit(table_id, 1, "s2", META, [ev("b")], ttl=100, idempotency=key, log="m")
     for suffix in (":s", ":e", ":i", ":io", ":m", ":c", ":x"):
-        assert 98_000 < await admin.pttl(tag + suffix) <= 100_000, suffix
+        assert 98_000 < await admin.pttl(tag + suffix) <= 101_000, suffix
+
+
+async def test_a_busy_tables_expiry_is_put_off_once_it_nears_the_ttl(
+    make_store: MakeStore, admin: aioredis.Redis, redis_prefix: str
+) -> None:
+    """Within a hundredth of the TTL (a minute at most), a commit leaves the expiry alone
+    but gives the keys it makes theirs; nearer, or past a shorter TTL, it puts it off."""
+    store = make_store()
+    table_id = tid()
+    tag = f"{redis_prefix}{{t:{table_id}}}"
+    await store.create(table_id, "s", META, [], ttl=100)  # no event yet: no stream
+    assert await admin.exists(tag + ":e") == 0
+    await admin.pexpire(tag + ":s", 100_500)  # within the slack of a 100 s TTL
+    key = Idempotency(0, "k", "h")
+    await store.commit(table_id, 1, "s2", META, [ev("b")], ttl=100, idempotency=key, log="m")
+    assert 100_000 < await admin.pttl(tag + ":s") <= 100_500  # left alone
+    for suffix in (":e", ":i", ":io", ":m"):  # made by this commit: their own expiry
+        assert 100_000 < await admin.pttl(tag + suffix) <= 101_000, suffix
+    await admin.pexpire(tag + ":s", 99_000)  # below the TTL: put off again
+    await store.commit(table_id, 2, "s3", META, [ev("c")], ttl=100)
+    for suffix in (":s", ":e", ":i", ":io", ":m"):
+        assert 100_000 < await admin.pttl(tag + suffix) <= 101_000, suffix
+    await store.commit(table_id, 3, "s4", META, [ev("d")], ttl=10)  # finished: shorter
+    for suffix in (":s", ":e", ":i", ":io", ":m"):
+        assert 9_000 < await admin.pttl(tag + suffix) <= 10_100, suffix
 
 
 async def test_expired_tables_are_cleaned_from_listings(
