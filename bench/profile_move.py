@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="tsprofile.") as tmp:
         work = Path(tmp)
         site = install_bench_game(work)
-        with server(work, site, 1) as (port, pids):
+        with server(work, site, 1) as (port, pids, _redis_port):
             raw = work / "move.raw"
             spy_cmd = [spy, "record", "--pid", str(pids[0]), "--rate", str(args.rate),
                        "--format", "raw", "--output", str(raw), "--nonblocking"]  # fmt: skip
