@@ -66,6 +66,18 @@ def totals(folder: Path) -> int:
     return count
 
 
+def package_path(checkout: Path, work: Path) -> Path:
+    """A folder whose ``tablestate`` is the checkout's ``service/`` (the package's folder in
+    the repository has another name than the import: pyproject.toml maps one to the other),
+    so that the checkout measured is the one imported, not the one installed."""
+    shim = work / f"import.{checkout.name}"
+    link = shim / "tablestate"
+    if not link.exists():
+        shim.mkdir(exist_ok=True)
+        link.symlink_to(checkout / "service", target_is_directory=True)
+    return shim
+
+
 def run(
     checkout: Path, moves: int, work: Path, site: Path, phase: str = "A", spectators: int = 0
 ) -> tuple[int, int]:
@@ -92,7 +104,7 @@ def run(
     )
     env = {
         **os.environ,
-        "PYTHONPATH": f"{site}:{checkout}",
+        "PYTHONPATH": f"{package_path(checkout, work)}:{site}:{checkout}",
         "REDIS_URL": f"redis://127.0.0.1:{rport}/0",
         "TABLESTATE_SECRET": "bench-instructions",
         "TABLESTATE_REDIS_PREFIX": "bench:",

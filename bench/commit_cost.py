@@ -1,0 +1,132 @@
+"""What one commit costs redis-server, by the size of the table's snapshot.
+
+Starts a fresh redis-server (``appendonly yes``, ``appendfsync everysec``, no RDB snapshots,
+in a temporary folder), and for each snapshot size commits ``--commits`` moves to one table
+through ``RedisStore.commit`` (one event, a move-log entry and an idempotency key each, as a
+move of the benchmark's phase B with ``--retry-unavailable``), one after the other. Prints
+redis-server's own account of each size (``INFO commandstats``: the commit script's
+microseconds per call, and those of the commands it called) and its CPU per commit over the
+whole run (``/proc``: the script, the network and the AOF together).
+
+    python bench/commit_cost.py                       # 100 B, 2 KB, 10 KB and 30 KB
+    python bench/commit_cost.py --sizes 100 --commits 50   # a seconds-long smoke run
+
+The snapshot is what a commit writes whole today: the size of the state it grows with is
+the size of this cost (docs/performance.md, "Scaling out").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scaling import free_port, stop  # noqa: E402
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+
+
+async def measure(port: int, pid: int, size: int, commits: int) -> dict[str, Any]:
+    import redis.asyncio as aioredis
+
+    from tablestate.store.base import Idempotency, NewEvent, TableMeta
+    from tablestate.store.redis import RedisStore
+
+    admin = aioredis.from_url(f"redis://127.0.0.1:{port}/0")
+    store = RedisStore.from_url(f"redis://127.0.0.1:{port}/0", prefix="bench:", timeout=5)
+    meta = TableMeta("bench-counter", "PLAYING", 1.0, False)
+    snapshot = "s" * size
+    at = "2026-01-01T00:00:00Z"
+    try:
+        table_id = f"t{size}"
+        await store.create(table_id, snapshot, meta, [NewEvent("x", at)], ttl=3600)
+        await admin.config_resetstat()
+        cpu0 = cpu_seconds(pid)
+        for v in range(1, commits + 1):
+            done = await store.commit(
+                table_id, v, snapshot, meta, [NewEvent("number.played", at, data={"n": v})],
+                ttl=3600, idempotency=Idempotency(0, f"k{v}", "h"), log='{"seat":0}',
+            )  # fmt: skip
+            assert done.ok, done
+        cpu = cpu_seconds(pid) - cpu0
+        stats = await admin.info("commandstats")
+    finally:
+        await store.close()
+        await admin.aclose()
+    script = stats.get("cmdstat_evalsha", {"calls": 0, "usec": 0})
+    inner = {
+        name[len("cmdstat_") :]: round(s["usec"] / commits, 2)
+        for name, s in stats.items()
+        if name != "cmdstat_evalsha" and name.startswith("cmdstat_")
+    }
+    return {
+        "bench": "commit_cost",
+        "snapshot_bytes": size,
+        "commits": commits,
+        "script_us_per_commit": round(script["usec"] / max(1, script["calls"]), 1),
+        "script_calls_us_per_commit": round(sum(inner.values()), 1),
+        "redis_cpu_us_per_commit": round(cpu / commits * 1e6, 1),
+        "commands_us_per_commit": dict(sorted(inner.items(), key=lambda kv: -kv[1])),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", nargs="+", type=int, default=[100, 2000, 10000, 30000])
+    parser.add_argument("--commits", type=int, default=2000, help="commits per size")
+    args = parser.parse_args(argv)
+    if shutil.which("redis-server") is None:
+        print("commit_cost: redis-server is missing", file=sys.stderr)
+        return 2
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="tscommit.") as folder:
+        port = free_port()
+        redis = subprocess.Popen(
+            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", folder,
+             "--appendonly", "yes", "--appendfsync", "everysec", "--save", ""],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), 1).close()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError("redis-server failed to start") from None
+                    time.sleep(0.05)
+            for size in args.sizes:
+                row = asyncio.run(measure(port, redis.pid, size, args.commits))
+                print(json.dumps(row), flush=True)
+                rows.append(row)
+        finally:
+            stop(redis)
+    print(
+        "\n| snapshot bytes | script µs/commit | of which its calls | redis-server CPU µs/commit |"
+    )
+    print("|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['snapshot_bytes']:,} | {r['script_us_per_commit']} | "
+              f"{r['script_calls_us_per_commit']} | {r['redis_cpu_us_per_commit']} |")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
