@@ -9,15 +9,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from prometheus_client.mmap_dict import MmapedDict
-from support.server import free_port
+from support.workers import queries_by_worker, serve_workers
 from websockets.sync.client import connect
 
 from tablestate.workers import route_key, worker_of
@@ -49,18 +47,6 @@ def test_a_table_id_has_one_worker_and_ids_spread_over_all():
         assert set(chosen) == set(range(count))
 
 
-def _requests_by_worker(folder: Path) -> dict[int, float]:
-    """Each worker's count of queries answered, by its pid, from its own file."""
-    counts = {}
-    for path in folder.glob("counter_*.db"):
-        pid = int(path.stem.rsplit("_", 1)[1])
-        values = MmapedDict.read_all_values_from_file(str(path))
-        counts[pid] = sum(
-            v for key, v, *_ in values if "tablestate_requests_total" in key and "query" in key
-        )
-    return counts
-
-
 def _wait(what: str, check, timeout: float = 60.0):  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while True:
@@ -74,39 +60,8 @@ def _wait(what: str, check, timeout: float = 60.0):  # type: ignore[no-untyped-d
 @pytest.fixture
 def served(redis_url, redis_prefix, tmp_path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``tablestate serve --workers 2`` on Redis: (its URL, its process)."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TABLESTATE_", "PROMETHEUS"))}
-    env.update(
-        REDIS_URL=redis_url,
-        TABLESTATE_REDIS_PREFIX=redis_prefix,
-        TABLESTATE_SECRET="workers-test-secret",
-        TABLESTATE_METRICS_DIR=str(tmp_path / "metrics"),
-        TABLESTATE_LOG_LEVEL="warning",
-    )
-    cmd = [sys.executable, "-m", "tablestate.cli", "serve", "--port", str(port), "--workers", "2"]
-    log = (tmp_path / "server.log").open("wb")
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-
-    def ready() -> bool:
-        assert proc.poll() is None, (tmp_path / "server.log").read_text()
-        try:
-            return httpx.get(f"{url}/readyz", timeout=1).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    try:
-        _wait("the workers to start", ready)
-        yield url, proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
-        log.close()
+    with serve_workers(redis_url, redis_prefix, tmp_path) as running:
+        yield running
 
 
 def _query(url: str, path: str = "/graphql") -> None:
@@ -115,22 +70,26 @@ def _query(url: str, path: str = "/graphql") -> None:
     assert r.status_code == 200 and r.json()["data"]["games"], r.text
 
 
+def _both_serving(url: str, folder: Path) -> dict[int, float]:
+    """Without a key, connections go to the workers in turn: both serve some."""
+    for _ in range(4):
+        _query(url)
+    return _wait("both workers to serve", lambda: (c := queries_by_worker(folder)) and
+                 len(c) == 2 and all(c.values()) and c)  # fmt: skip
+
+
 @pytest.mark.redis
 def test_every_connection_of_a_table_reaches_one_worker(served, tmp_path):
     url, _ = served
     folder = tmp_path / "metrics"
-    # without a key, connections go to the workers in turn: both have served some
-    for _ in range(4):
-        _query(url)
-    before = _wait("both workers to serve", lambda: (c := _requests_by_worker(folder)) and
-                   len(c) == 2 and all(c.values()) and c)  # fmt: skip
+    before = _both_serving(url, folder)
     for table in ("T-one", "T-two", "T-three", "T-four"):
-        start = _requests_by_worker(folder)
+        start = queries_by_worker(folder)
         for _ in range(6):
             _query(url, f"/graphql?table={table}")
-        grown = {pid: n - start.get(pid, 0) for pid, n in _requests_by_worker(folder).items()}
+        grown = {pid: n - start.get(pid, 0) for pid, n in queries_by_worker(folder).items()}
         assert sorted(grown.values()) == [0, 6], (table, grown)
-    assert set(_requests_by_worker(folder)) == set(before)
+    assert set(queries_by_worker(folder)) == set(before)
 
 
 @pytest.mark.redis
@@ -151,17 +110,14 @@ def test_a_subscription_with_the_routing_key_is_served(served):
 def test_a_dead_worker_is_started_again_and_its_tables_served_meanwhile(served, tmp_path):
     url, proc = served
     folder = tmp_path / "metrics"
-    for _ in range(4):
-        _query(url)
-    _wait("both workers to serve", lambda: len(_requests_by_worker(folder)) == 2)
-    start = _requests_by_worker(folder)
+    start = _both_serving(url, folder)
     _query(url, "/graphql?table=T-victim")
-    victim = next(pid for pid, n in _requests_by_worker(folder).items() if n > start[pid])
+    victim = next(pid for pid, n in queries_by_worker(folder).items() if n > start[pid])
     os.kill(victim, signal.SIGKILL)
     _wait("the worker to die", lambda: not Path(f"/proc/{victim}").exists() or
           "zombie" in Path(f"/proc/{victim}/status").read_text())  # fmt: skip
     _query(url, "/graphql?table=T-victim")  # served by the other worker meanwhile
-    _wait("a new worker", lambda: len(_requests_by_worker(folder)) == 3 or _query(url))
+    _wait("a new worker", lambda: len(queries_by_worker(folder)) == 3 or _query(url))
     assert proc.poll() is None
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(30) == 0
