@@ -12,6 +12,13 @@ moves, so start-up and shut-down cancel out. redis-server is not counted.
     python bench/instructions.py --checkout ../other     # another checkout of the project
     python bench/instructions.py --repeat 2              # each count twice (to see the spread)
     python bench/instructions.py --phase C --spectators 50   # phase C: per move, and per delivery
+    python bench/instructions.py --phase B --workers 2   # phase B (6 tables, 20 and 60 s of
+                                                         # play), every worker counted
+
+Phase B measures the work of a move without the contention for the machine's cores that a
+timing sees (``bench/scaling.py --only workers``): whether a second worker adds work to a
+move, or only waits for a core. With ``--workers N`` every process of the server (the
+supervisor and its workers) is counted.
 
 In phase C the loadgen adds spectators to the table, and the figure of interest is the
 server's instructions per delivery (a move's instructions over the subscribers it reaches:
@@ -79,7 +86,14 @@ def package_path(checkout: Path, work: Path) -> Path:
 
 
 def run(
-    checkout: Path, moves: int, work: Path, site: Path, phase: str = "A", spectators: int = 0
+    checkout: Path,
+    moves: int,
+    work: Path,
+    site: Path,
+    phase: str = "A",
+    spectators: int = 0,
+    workers: int = 1,
+    matches: int = 6,
 ) -> tuple[int, int]:
     """Instructions of the server and the moves the loadgen saw acknowledged, one run."""
     folder = Path(tempfile.mkdtemp(dir=work))
@@ -125,7 +139,7 @@ def run(
             "--port",
             str(port),
             "--workers",
-            "1",
+            str(workers),
         ],
         env=env,
         # ``python -c`` puts the working directory first on sys.path, before PYTHONPATH:
@@ -134,6 +148,7 @@ def run(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    phase_b = ["--matches", str(matches), "--duration", str(moves), "--hard-s", "3000"]
     try:
         wait_ready(port, server, 600)
         done = subprocess.run(
@@ -145,8 +160,9 @@ def run(
                 str(port),
                 "--transport",
                 "ws",
-                "--moves",
-                str(moves),
+                *(["--moves", str(moves)] if phase != "B" else []),
+                # phase B: ``moves`` is the seconds its tables play
+                *(phase_b if phase == "B" else []),
                 "--server-pids",
                 str(server.pid),
                 *(["--spectators", str(spectators)] if phase == "C" else []),
@@ -156,7 +172,8 @@ def run(
             timeout=1800,
             check=True,
         )
-        acked = int(json.loads(done.stdout.strip().splitlines()[-1])["moves"])
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        acked = int(result["moves_acked"] if phase == "B" else result["moves"])
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=600)
@@ -171,9 +188,14 @@ def main() -> None:
     parser.add_argument("--few", type=int, default=60)
     parser.add_argument("--many", type=int, default=260)
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--phase", choices=("A", "C"), default="A")
+    parser.add_argument("--phase", choices=("A", "B", "C"), default="A")
     parser.add_argument("--spectators", type=int, default=50, help="phase C only")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="workers of the server (more than one: every process counted)")  # fmt: skip
+    parser.add_argument("--matches", type=int, default=6, help="phase B only: its tables")
     args = parser.parse_args()
+    if args.phase == "B" and args.few == 60 and args.many == 260:
+        args.few, args.many = 20, 60  # seconds of play: B runs by time
     checkout = args.checkout.resolve()
     commit = subprocess.run(
         ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
@@ -186,13 +208,15 @@ def main() -> None:
         site = install_bench_game(work)
         per_move = []
         for _ in range(args.repeat):
-            few, few_moves = run(checkout, args.few, work, site, args.phase, args.spectators)
-            many, many_moves = run(checkout, args.many, work, site, args.phase, args.spectators)
+            kinds = (args.phase, args.spectators, args.workers, args.matches)
+            few, few_moves = run(checkout, args.few, work, site, *kinds)
+            many, many_moves = run(checkout, args.many, work, site, *kinds)
             per_move.append((many - few) / (many_moves - few_moves))
             line = {
                 "checkout": str(checkout.name),
                 "commit": commit,
                 "phase": args.phase,
+                "workers": args.workers,
                 "few": [few_moves, few],
                 "many": [many_moves, many],
                 "instructions_per_move": round(per_move[-1]),
