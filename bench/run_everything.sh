@@ -15,7 +15,9 @@
 #   2. bench/scaling.py            1..1,000 tables; 10..5,000 subscribers; bytes per subscription
 #   3. bench/games.py              bundled games with bots: games/s; Redis bytes per table
 #   4. bench/profile_move.py       py-spy under phase A: a move's server time by layer
-#   5. bench/charts.py             the PNGs
+#   5. bench/scaling.py --only workers   1 and 2 workers, interleaved: CPU per move (in $OUT/workers/)
+#   6. bench/commit_cost.py        redis-server's cost of a commit by snapshot size
+#   7. bench/charts.py             the PNGs
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
@@ -46,6 +48,8 @@ step scaling bash -c 'python "$1/scaling.py" --out-dir "$2" | tee "$2/scaling.tx
 rm -f "$OUT/games.jsonl" "$OUT/profile.jsonl"
 step games bash -c 'python "$1/games.py" --games 20 --out "$2/games.jsonl" | tee "$2/games.txt"' _ "$HERE" "$OUT"
 step profile bash -c 'python "$1/profile_move.py" --out "$2/profile.jsonl" | tee "$2/profile.txt"' _ "$HERE" "$OUT"
+step workers bash -c 'python "$1/scaling.py" --only workers --runs 3 --out-dir "$2/workers" | tee "$2/workers.txt"' _ "$HERE" "$OUT"
+step commit_cost bash -c 'python "$1/commit_cost.py" | tee "$2/commit_cost.txt"' _ "$HERE" "$OUT"
 step charts python "$HERE/charts.py" --peers-run "$PEERS_RUN" --scaling "$OUT/scaling.jsonl" \
   --out "$ROOT/docs/performance"
 echo "finished $(date -u +%FT%TZ); load: $(cut -d' ' -f1-3 /proc/loadavg); failed:${FAILED:- none}" \
