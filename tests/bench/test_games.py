@@ -58,7 +58,9 @@ def test_redis_bytes_of_a_table_mid_game(redis_url, redis_prefix, tmp_path, caps
         # the snapshot hash, the event stream and the move log exist mid-game
         assert {"s", "e", "m"} <= set(r["keys_mid"])
         assert r["bytes_mid"] == sum(r["keys_mid"].values()) > 0
-        assert r["bytes_end"] == sum(r["keys_end"].values()) >= r["bytes_mid"]
-        assert r["bytes_max"] >= r["bytes_end"]
+        # a table's bytes need not grow move by move (a hand played out, a hash re-encoded),
+        # so the end is not compared with the middle; the largest seen bounds both
+        assert r["bytes_end"] == sum(r["keys_end"].values()) > 0
+        assert r["bytes_max"] >= max(r["bytes_end"], r["bytes_mid"])
         assert r["snapshot_json_bytes_end"] > 0 and r["listing_keys_bytes"] > 0
     assert "Redis bytes at mid-game" in printed
