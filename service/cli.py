@@ -1,4 +1,5 @@
 """The ``tablestate`` command: serve, plugins, export-schema, replay."""
+# The parser's texts are what a user reads in a terminal: plain words, no reStructuredText.
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 from tablestate import plugins
 from tablestate.config import ConfigError, Settings
@@ -116,10 +118,34 @@ def _replay(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if ok else 1
 
 
+SERVE_EPILOG = """\
+Everything else is set by environment variables (TABLESTATE_*, REDIS_URL, ...), each with its
+default, in the Settings table of the README (README.md, section "Settings"). With none set,
+the service keeps its tables in memory; REDIS_URL=redis://HOST:PORT keeps them in Redis."""
+
+
+def _version() -> str:
+    try:
+        return metadata.version("tablestate")
+    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
+        return "(not installed)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tablestate", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the service")
+    parser = argparse.ArgumentParser(
+        prog="tablestate",
+        description="Tablestate: a GraphQL game-state service for tabletop games.",
+        epilog="Run 'tablestate COMMAND --help' for the options of a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"tablestate {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = sub.add_parser(
+        "serve",
+        help="run the service",
+        description="Run the service: the GraphQL API, the web page and /metrics.",
+        epilog=SERVE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     serve.add_argument("--host", help="address to bind (TABLESTATE_HOST)")
     serve.add_argument("--port", type=int, help="port (TABLESTATE_PORT)")
     serve.add_argument("--workers", type=int, help="worker processes (TABLESTATE_WORKERS)")

@@ -38,6 +38,28 @@ def test_plugins_lists_what_was_found():
     assert "lucky-draw.double-evens" in out.stdout and "lucky_draw_points" in out.stdout
 
 
+def test_version_names_the_installed_release():
+    from importlib import metadata
+
+    out = subprocess.run(
+        [*EXE, "--version"], capture_output=True, text=True, env=_env(), check=True
+    )
+    assert out.stdout.strip() == f"tablestate {metadata.version('tablestate')}"
+
+
+def test_help_is_plain_words_and_serve_help_points_to_the_settings():
+    top = subprocess.run([*EXE, "--help"], capture_output=True, text=True, env=_env(), check=True)
+    serve = subprocess.run(
+        [*EXE, "serve", "--help"], capture_output=True, text=True, env=_env(), check=True
+    )
+    # reStructuredText's double backticks are for docstrings, not for a terminal
+    assert "``" not in top.stdout and "``" not in serve.stdout
+    assert "--version" in top.stdout and "COMMAND --help" in top.stdout
+    assert "Settings" in serve.stdout and "README" in serve.stdout and "REDIS_URL" in serve.stdout
+    # the section named is the README's
+    assert "\n## Settings\n" in (ROOT / "README.md").read_text()
+
+
 def test_export_schema_prints_the_bundled_sdl(tmp_path):
     target = tmp_path / "s.graphql"
     subprocess.run([*EXE, "export-schema", "-o", str(target)], env=_env(), check=True)
