@@ -26,7 +26,7 @@ from tablestate.api.context import Services
 from tablestate.api.probes import Probes
 from tablestate.api.schema import build_schema
 from tablestate.api.view import GraphQLApp
-from tablestate.config import Settings
+from tablestate.config import LOCAL_ORIGIN, Settings
 from tablestate.hub import Hub
 from tablestate.identity import Identity
 from tablestate.lobby import LobbyHub
@@ -286,6 +286,7 @@ def create_app(
     app.add_middleware(
         CORSMiddleware,
         allow_origins=list(settings.allowed_origins),
+        allow_origin_regex=LOCAL_ORIGIN if settings.local_origins else None,
         allow_methods=["GET", "POST"],
         allow_headers=["Authorization", "Content-Type"],
         max_age=600,

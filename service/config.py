@@ -86,6 +86,9 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     return raw in ("1", "true", "yes", "on")
 
 
+# The origins of a development server on this machine (Settings.local_origins), as a regular
+# expression an origin matches whole (the form browsers send: lowercase, no default port).
+LOCAL_ORIGIN: Final = r"http://(?:localhost|127\.0\.0\.1|\[::1\])(?::[0-9]{1,5})?"
 TRACING: Final = ("off", "otlp", "console")  # TABLESTATE_TRACING (service/tracing.py)
 # TABLESTATE_REDIS_ACK: when a commit counts as made (docs/operations.md, "Durability").
 ACKS: Final = ("primary", "replica", "aof")
@@ -216,6 +219,10 @@ class Settings:
     redis_ack: str = "primary"
     redis_ack_timeout: int = 500  # milliseconds a commit waits for its acknowledgement
     allowed_origins: tuple[str, ...] = ()
+    # Pages on http://localhost:PORT and http://127.0.0.1:PORT (a frontend's dev server) may
+    # call the API: tokens are bearer tokens, never cookies, so such a page borrows nobody's
+    # identity. TABLESTATE_LOCAL_ORIGINS=0 refuses them as any other unlisted origin.
+    local_origins: bool = True
     max_depth: int = 12
     max_tokens: int = 4000
     max_aliases: int = 30
@@ -365,6 +372,7 @@ class Settings:
             redis_ack=_choice(env, "TABLESTATE_REDIS_ACK", "primary", ACKS),
             redis_ack_timeout=ack_timeout,
             allowed_origins=_list(env, "TABLESTATE_ALLOWED_ORIGINS"),
+            local_origins=_bool(env, "TABLESTATE_LOCAL_ORIGINS", True),
             max_depth=_int(env, "TABLESTATE_MAX_DEPTH", 12, 2),
             max_tokens=_int(env, "TABLESTATE_MAX_TOKENS", 4000, 50),
             max_aliases=_int(env, "TABLESTATE_MAX_ALIASES", 30, 1),

@@ -15,6 +15,7 @@ import dataclasses
 import json
 import logging
 import math
+import re
 from datetime import timedelta
 from types import MappingProxyType
 from typing import Any, Final
@@ -51,6 +52,7 @@ from tablestate.api.cost import chosen_operation
 from tablestate.api.direct import Direct
 from tablestate.api.shape import cached_parse
 from tablestate.api.sockets import LegacyWS, Socket, TransportWS
+from tablestate.config import LOCAL_ORIGIN
 from tablestate.errors import ApiError
 from tablestate.ratelimit import Client, Guard, refusal
 
@@ -165,6 +167,7 @@ class GraphQLApp(GraphQL[Context, None]):
         )
         if services.guard is None:
             services.guard = Guard(s, services.tables.store)
+        self.local_origin = re.compile(LOCAL_ORIGIN) if s.local_origins else None
         self.services = services
         self.guard = services.guard
         checks = next(e for e in schema.extensions if isinstance(e, type) and issubclass(e, Checks))
@@ -306,7 +309,23 @@ class GraphQLApp(GraphQL[Context, None]):
             return True
         if is_same_origin(origin, headers.get("host")):
             return True
-        return normalize_origin(origin) in self.allowed_origins
+        return self.listed(origin)
+
+    def listed(self, origin: str) -> bool:
+        """An origin of ``TABLESTATE_ALLOWED_ORIGINS`` (``*``: any), or a development server's
+        on this machine (``http://localhost:PORT``, ``TABLESTATE_LOCAL_ORIGINS``)."""
+        if "*" in self.allowed_origins:
+            return True
+        normal = normalize_origin(origin)
+        if normal is None:
+            return False
+        if normal in self.allowed_origins:
+            return True
+        return self.local_origin is not None and self.local_origin.fullmatch(normal) is not None
+
+    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
+        """Strawberry's hook for a cross-origin WebSocket handshake: the same list as HTTP."""
+        return self.listed(origin)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         client = self.guard.client(scope)

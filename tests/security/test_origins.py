@@ -118,3 +118,54 @@ async def test_security_headers_on_the_page_and_the_api(api):
     forged = await c.http.get("/", headers={"Host": "x; script-src *"})
     assert "script-src *" not in forged.headers["content-security-policy"]
     assert "connect-src 'self';" in forged.headers["content-security-policy"]
+
+
+LOCAL = ("http://localhost:5173", "http://127.0.0.1:3000", "http://[::1]:8080", "http://localhost")
+NOT_LOCAL = ("https://localhost:5173", "http://localhost.evil.example", "http://127.0.0.2:5173")
+
+
+async def test_a_development_server_on_this_machine_may_call_by_default(api):
+    """http://localhost:PORT and http://127.0.0.1:PORT: HTTP, the CORS preflight and WebSockets;
+    nothing else that merely looks local."""
+    c = api
+    url = c.url.replace("http", "ws") + "/graphql"
+    ask = {
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type",
+    }
+    for origin in LOCAL:
+        r = await c.http.post("/graphql", json=GAMES, headers={"Origin": origin})
+        assert r.status_code == 200 and r.headers["access-control-allow-origin"] == origin, origin
+        r = await c.http.options("/graphql", headers={"Origin": origin, **ask})
+        assert r.status_code == 200 and r.headers["access-control-allow-origin"] == origin, origin
+        async with connect(url, subprotocols=["graphql-transport-ws"], origin=origin) as conn:  # type: ignore[arg-type,list-item]
+            assert (await ws_init(conn))["type"] == "connection_ack", origin
+    for origin in NOT_LOCAL:
+        r = await c.http.post("/graphql", json=GAMES, headers={"Origin": origin})
+        assert r.status_code == 403, origin
+        r = await c.http.options("/graphql", headers={"Origin": origin, **ask})
+        assert r.status_code == 400 and "access-control-allow-origin" not in r.headers, origin
+        with pytest.raises(InvalidStatus):
+            async with connect(url, subprotocols=["graphql-transport-ws"], origin=origin):  # type: ignore[arg-type,list-item]
+                pass
+
+
+async def test_local_origins_refused_when_turned_off(registry):
+    settings = make_settings(allowed_origins=(ALLOWED,), local_origins=False)
+    async with serve(settings, registry, MemoryStore()) as c:
+        url = c.url.replace("http", "ws") + "/graphql"
+        r = await c.http.post("/graphql", json=GAMES, headers={"Origin": LOCAL[0]})
+        assert r.status_code == 403
+        with pytest.raises(InvalidStatus) as info:
+            async with connect(url, subprotocols=["graphql-transport-ws"], origin=LOCAL[0]):  # type: ignore[arg-type,list-item]
+                pass
+        assert info.value.response.status_code == 403
+        r = await c.http.post("/graphql", json=GAMES, headers={"Origin": ALLOWED})
+        assert r.status_code == 200
+
+
+def test_the_setting_reads_from_the_environment():
+    from tablestate.config import Settings
+
+    assert Settings.from_env({}).local_origins is True
+    assert Settings.from_env({"TABLESTATE_LOCAL_ORIGINS": "0"}).local_origins is False
