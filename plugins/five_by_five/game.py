@@ -32,7 +32,7 @@ from tablestate_five_by_five.rules import (
     SPECIAL_IDS,
 )
 from tablestate_five_by_five.schema import FiveByFiveMoveInput, FiveByFiveState
-from tablestate_five_by_five.setup import setup
+from tablestate_five_by_five.setup import check_options, setup
 from tablestate_five_by_five.state import OVER, State, decode, encode
 from tablestate_five_by_five.views import determinize, view
 
@@ -167,6 +167,7 @@ GAME: Final = GameDef(
     min_players=1,
     max_players=5,
     setup=setup,
+    check_options=check_options,
     to_act=to_act,
     legal_moves=legal_moves,
     apply=apply,

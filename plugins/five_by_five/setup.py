@@ -52,6 +52,20 @@ def _config(options: Mapping[str, Any], rules: RuleSet) -> Config:
     )
 
 
+def check_options(options: Mapping[str, Any], seats: int) -> str | None:
+    """Refuses options whose objective deck cannot deal every seat a full hand (the deck of
+    ``objectiveCounts`` against ``objectiveHandSize`` cards to each of ``seats``)."""
+    deck = sum(options["objectiveCounts"][oid] for oid in REGULAR_IDS)
+    each = options["objectiveHandSize"]
+    if deck < seats * each:
+        return (
+            f"objectiveCounts make an objective deck of {deck} cards, too few to deal "
+            f"objectiveHandSize {each} to each of {seats} seats ({seats * each} needed): "
+            "raise objectiveCounts or lower objectiveHandSize"
+        )
+    return None
+
+
 def _deal(cards: Sequence[str], players: int, each: int) -> tuple[list[list[str]], list[str]]:
     """One card at a time to each player in turn; the hands and what is left."""
     dealt = min(len(cards), players * each)

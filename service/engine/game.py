@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
@@ -95,6 +96,10 @@ def _any_setup(seats: tuple[int, ...], options: Mapping[str, Any], rules: RuleSe
     return None
 
 
+def _any_options(options: Mapping[str, Any], seats: int) -> str | None:
+    return None
+
+
 def _no_upgrade(from_format: int, data: JSON) -> JSON:
     raise ValueError(f"no upgrade from state format {from_format}")
 
@@ -155,6 +160,11 @@ class GameDef(Generic[S]):
         check_setup: ``(seats, options, rules) -> reason or None``: whether the game can
             start with these seats, options and rules (a reason refuses ``startGame`` with
             ``BAD_INPUT``), for limits the player range alone does not say.
+        check_options: ``(options, seats) -> reason or None``: whether the options (checked
+            against ``options``' schema, defaults filled in) can deal a table of ``seats``
+            seats, for limits between options that a JSON Schema does not say (a reason,
+            naming the options, refuses ``createTable`` and ``setOptions`` with
+            ``BAD_INPUT``, and ``startGame`` with the players seated).
         state_format: the version of ``encode``'s JSON; bump it when it changes.
         upgrade: ``(old_format, json) -> json`` of the next format, for older snapshots.
         event_types: every event type ``setup`` and ``apply`` may emit.
@@ -205,12 +215,13 @@ class GameDef(Generic[S]):
     options: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
     check_move: Callable[[Move], str | None] = _no_check
     check_setup: Callable[[tuple[int, ...], Mapping[str, Any], RuleSet], str | None] = _any_setup
+    check_options: Callable[[Mapping[str, Any], int], str | None] = _any_options
     state_format: int = 1
     upgrade: Callable[[int, JSON], JSON] = _no_upgrade
     event_types: tuple[str, ...] = ()
     state_type: type | None = None
     move_input_type: type | None = None
-    hookspecs: object | None = None
+    hookspecs: ModuleType | type | None = None
     undoable: Callable[[S, int, Move, Outcome[S]], bool] = _never_undoable
     determinize: Callable[[S, int, Rng], S] = _nothing_hidden
     standing: Callable[[S, int, RuleSet], float] | None = None

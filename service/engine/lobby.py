@@ -42,7 +42,7 @@ def set_options(
     """New options for an OPEN table, checked like ``createTable``'s (defaults filled in)."""
     if table.status != OPEN:
         return Rejected("TABLE_NOT_OPEN", "options change only while the table is open")
-    resolved = check_options(game, options)
+    resolved = check_options(game, options, len(table.seats))
     if isinstance(resolved, Rejected):
         return resolved
     new = replace(table, options=resolved, updated_at=now)

@@ -46,15 +46,20 @@ def check_rules(
     return None
 
 
-def check_options(game: GameDef[Any], options: Any) -> Mapping[str, Any] | Rejected:
+def check_options(game: GameDef[Any], options: Any, seats: int) -> Mapping[str, Any] | Rejected:
     """A table's options as sent (a JSON object or nothing), checked against the game's
-    options and the core table options, defaults filled in; ``BAD_INPUT`` otherwise."""
+    options and the core table options, defaults filled in, then by the game's
+    ``check_options`` for a table of ``seats`` seats; ``BAD_INPUT`` otherwise."""
     if options is not None and not isinstance(options, Mapping):
         return Rejected("BAD_INPUT", "options must be a JSON object")
     try:
-        return resolve(table_schema(game.options), options)
+        resolved = resolve(table_schema(game.options), options)
     except OptionError as exc:
         return Rejected("BAD_INPUT", str(exc))
+    reason = game.check_options(resolved, seats)
+    if reason is not None:
+        return Rejected("BAD_INPUT", reason)
+    return resolved
 
 
 def _rule_range(
@@ -93,7 +98,8 @@ def create(
         return Rejected(
             "BAD_INPUT", f"{game.name} seats {game.min_players} to {game.max_players}, not {seats}"
         )
-    resolved = check_options(game, options)
+    n = seats if seats is not None else game.max_players
+    resolved = check_options(game, options, n)
     if isinstance(resolved, Rejected):
         return resolved
     rules = tuple(dict.fromkeys(rule_ids))
@@ -102,7 +108,6 @@ def create(
         bad = _rule_range(seats, rules, house_rules)
     if bad is not None:
         return bad
-    n = seats if seats is not None else game.max_players
     table = Table(
         id=table_id,
         game_id=game.id,
@@ -274,7 +279,9 @@ def start(
     bad = _rule_range(len(order), table.house_rules, house_rules)
     if bad is not None:
         return bad
-    reason = game.check_setup(order, table.options, rules)
+    reason = game.check_options(table.options, len(order)) or game.check_setup(
+        order, table.options, rules
+    )
     if reason is not None:
         return Rejected("BAD_INPUT", reason)
     rng = Rng(seed)

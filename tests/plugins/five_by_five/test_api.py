@@ -4,7 +4,9 @@ code. Every game's random full games through the API are the shared
 
 from __future__ import annotations
 
-from support.api_play import MOVE, START, VERSION, open_table, server
+from support.api_play import CREATE, MOVE, START, VERSION, open_table, server
+
+from tablestate_five_by_five.rules import REGULAR_IDS
 
 TO_ACT = "query($t: ID!) { table(id: $t) { version state { toAct } } }"
 
@@ -41,3 +43,29 @@ async def test_refusals_carry_stable_codes() -> None:
         assert (await c.q(VERSION, t=g.table_id))["table"]["version"] == table["version"]
         body = await c.raw(MOVE, me, t=g.table_id, m={"fiveByFive": {"swap": swap}})
         assert body["errors"][0]["extensions"]["reason"]
+
+
+SET_OPTIONS = "mutation($t: ID!, $o: JSON!) { setOptions(tableId: $t, options: $o) { version } }"
+THIN = {"objectiveCounts": dict.fromkeys(REGULAR_IDS, 0) | {"line-all-odd": 5}}
+
+
+async def test_options_too_thin_for_the_hands_are_refused_when_the_table_is_made() -> None:
+    """5 objective cards cannot deal 3 to each of 2 seats: createTable and setOptions answer
+    BAD_INPUT naming both options, and the table's options stay; enough cards are taken."""
+    async with server() as srv:
+        c = srv.client
+        body = await c.raw(CREATE, g="five-by-five", o=THIN, s=2)
+        (error,) = body["errors"]
+        assert error["extensions"]["code"] == "BAD_INPUT" and body["data"] is None
+        assert "objectiveCounts" in error["message"] and "objectiveHandSize" in error["message"]
+        assert "5 cards" in error["message"] and "6 needed" in error["message"]
+        # one seat fewer, or one card fewer a hand: dealt in full
+        await c.q(CREATE, g="five-by-five", o=THIN, s=1)
+        await c.q(CREATE, g="five-by-five", o=THIN | {"objectiveHandSize": 2}, s=2)
+        made = await c.q(CREATE, g="five-by-five", s=2)
+        table_id, host = made["createTable"]["table"]["id"], made["createTable"]["hostToken"]
+        version = (await c.q(VERSION, t=table_id))["table"]["version"]
+        body = await c.raw(SET_OPTIONS, host, t=table_id, o=THIN)
+        assert body["errors"][0]["extensions"]["code"] == "BAD_INPUT"
+        assert "objectiveCounts" in body["errors"][0]["message"]
+        assert (await c.q(VERSION, t=table_id))["table"]["version"] == version

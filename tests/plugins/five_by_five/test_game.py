@@ -865,3 +865,14 @@ def test_rule_off_refuses_what_it_adds() -> None:
     d = arrange(driver(rules=("swap-into-empty",)), grid=BOARD, actions={0: HAND})
     assert isinstance(d.try_move(0, play("swap", first=sq(0, 1), second=sq(0, 2))), Outcome)
     assert ruleset().enabled == frozenset()
+
+
+def test_check_options_counts_the_objective_deck_against_every_seats_hand() -> None:
+    counts = dict.fromkeys(REGULAR_IDS, 0) | {"line-all-odd": 3, "line-all-even": 3}
+    opts = {"objectiveCounts": counts, "objectiveHandSize": 3}
+    assert GAME.check_options(opts, 2) is None  # 6 cards, 6 needed
+    reason = GAME.check_options(opts, 3)
+    assert reason is not None and "6 cards" in reason and "9 needed" in reason
+    assert "objectiveCounts" in reason and "objectiveHandSize" in reason
+    default = {"objectiveCounts": dict.fromkeys(REGULAR_IDS, 1), "objectiveHandSize": 5}
+    assert GAME.check_options(default, GAME.max_players) is None  # 26 cards, 25 needed
