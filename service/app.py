@@ -55,7 +55,7 @@ def tune_gc() -> None:
     every 50,000 allocations rather than 700. Each GraphQL operation allocates thousands
     of objects, so with the defaults the collector ran several times per move and
     traversed every live object now and then: a third of the CPU of the peer benchmark's
-    phase B (docs/performance.md, "What the performance work changed"). Reference
+    phase B (docs/performance-history.md, "What the performance work changed"). Reference
     counting frees almost everything anyway; cycles merely wait a little longer."""
     gc.collect()
     gc.freeze()
