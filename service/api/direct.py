@@ -5,12 +5,12 @@ Every move of a game is a ``makeMove`` mutation and every live event a ``tableEv
 result; on a WebSocket both went through Strawberry's streaming execution: extension hooks
 entered and left at every phase, an execution context, graphql-core's executor walking the
 selection with a resolve-info object per field. That machinery was about a third of the
-server CPU of a move (docs/performance.md). Here an operation whose document is one of
-those two fields, selecting only plain fields, runs straight through: the same variable and
-argument coercion (graphql-core's own functions), the same checks (``Checks.cost`` and
-``Checks.admit``), the same resolver bodies (``make_move_payload``, ``event_stream``), the
-same error handling (``located_error`` and the schema's ``process_errors``), and a result
-built from a plan made once per document.
+server CPU of a move (docs/performance-history.md). Here an operation whose document is
+one of those two fields, selecting only plain fields, runs straight through: the same
+variable and argument coercion (graphql-core's own functions), the same checks
+(``Checks.cost`` and ``Checks.admit``), the same resolver bodies (``make_move_payload``,
+``event_stream``), the same error handling (``located_error`` and the schema's
+``process_errors``), and a result built from a plan made once per document.
 
 What an operation must be to run here (``plan_of``): a document that passes every check of
 the slow path (``Checks.check``: the same checks and rules, and the same verdict by
