@@ -2,13 +2,14 @@
 
 Each table with local subscribers has one feed. The store tells the hub (through its one
 listener) that a table has new events; the feed fetches them once from the store, after
-the last cursor it holds, and hands each subscriber the same event object (redaction is
-cached per audience on the delivery). A subscriber replays from its own cursor, then takes
-live events, dropping any it already had: in order, no gap, no duplicate. A subscriber
-whose bounded queue fills is dropped with ``SLOW_CONSUMER``. A subscriber may have a sink:
-a live event that finds it waiting with nothing queued is handed to the sink by the code
-that delivers it (a commit's, or the feed's), with no queue and no task to wake; what the
-sink declines is queued as for any subscriber.
+the last cursor it holds, and hands each subscriber the same event object (its redacted
+data is made once per ``Sight`` on the delivery, ``engine/views.py``). A subscriber
+replays from its own cursor, then takes live events, dropping any it already had: in
+order, no gap, no duplicate. A subscriber whose bounded queue fills is dropped with
+``SLOW_CONSUMER``. A subscriber may have a sink: a live event that finds it waiting with
+nothing queued is handed to the sink by the code that delivers it (a commit's, or the
+feed's), with no queue and no task to wake; what the sink declines is queued as for any
+subscriber.
 
 Each event comes with the newest table the feed knows, at the event's version or later, so
 that the subscriber can ask its rights at it (``service/engine/rights.py``): a table this
@@ -24,7 +25,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
-from tablestate.engine.rights import redact
+from tablestate.engine.views import Sight
 from tablestate.errors import ApiError
 from tablestate.mailbox import Mailbox
 from tablestate.metrics import Metrics
@@ -43,20 +44,19 @@ FETCH_BATCH: Final = 500
 
 @dataclass(eq=False, slots=True)
 class Delivery:
-    """One event on its way to the subscribers of a table; redacted once per audience."""
+    """One event on its way to the subscribers of a table; redacted once per sight."""
 
     event: StoredEvent
-    _cache: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    _cache: dict[Sight, dict[str, Any]] = field(default_factory=dict)
     # What the API layer derives from the event once per audience and shares among the
     # subscribers (its GraphQL object and results: ``api/fanout.py``).
     memo: dict[Any, Any] = field(default_factory=dict)
 
-    def data_for(self, seat: int | None) -> dict[str, Any]:
-        """The event's data as ``seat`` (None: a spectator) may see it."""
-        found = self._cache.get(seat)
+    def data_for(self, sight: Sight) -> dict[str, Any]:
+        """The event's data as ``sight`` sees it (``Sight.event``), made once per sight."""
+        found = self._cache.get(sight)
         if found is None:
-            found = redact(self.event, seat)
-            self._cache[seat] = found
+            found = self._cache[sight] = sight.event(self.event)
         return found
 
 

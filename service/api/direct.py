@@ -209,15 +209,16 @@ class Direct:
             return
 
         def shared(event: Any) -> fanout.SharedData:
-            """The event's result for this selection, made once per audience."""
+            """The event's result for this selection, made once per sight that shares it
+            (``fanout.result_key``)."""
             results = event.shared
-            key = share if plan.events_only else (share, event.viewer)
-            data = results.get(key) if results is not None else None
+            key = share if plan.events_only else fanout.result_key(share, True, event)
+            data = results.get(key) if results is not None and key is not None else None
             if data is None:
                 data = fanout.SharedData({plan.root_key: render(plan.fields, event)})
-                if results is not None:
+                if results is not None and key is not None:
                     results[key] = data
-            return data  # type: ignore[no-any-return]
+            return data
 
         handler = operation.handler
         send_now = getattr(handler.websocket, "send_text_now", None)

@@ -7,23 +7,21 @@ selection set on that event once per subscriber, and the view would encode each 
 JSON once per subscriber; with 200 spectators that is 200 equal executions and encodings
 per event.
 
-``SharingExecutor`` keeps the result of an event per (operation, variables, audience) on
-the delivery, so every subscriber of that audience that sent the same document and
-variables gets the first one's result; ``SharedData`` marks such a result, and
-``encode_message`` encodes it once and splices it into each subscriber's own ``next``
-message (only the operation id differs; over an HTTP stream, ``encode_result``). The
-audience is the viewer's seat and whether it holds host rights at the table (a host's
-``Table.joinCode``); when the operation selects only the event's own fields
-(``EVENT_FIELDS``, no ``table``), it is narrower: the event's data as the viewer may see
-it, so the seats without a private part in this event and the spectators are one audience
-(in a game without secrets, everyone).
+``SharingExecutor`` keeps the result of an event per (operation, variables, sight) on the
+delivery, so every subscriber of that sight that sent the same document and variables gets
+the first one's result; ``SharedData`` marks such a result, and ``encode_message`` encodes
+it once and splices it into each subscriber's own ``next`` message (only the operation id
+differs; over an HTTP stream, ``encode_result``).
 
-What makes this sound: everything a ``TableEvent`` selection can reach is a function of
-the event and the viewer's seat and host rights at the table, never of anything else in
-the request's context, and the fields of ``EVENT_FIELDS`` depend on the seat only through
-the redacted ``data``. A field added under ``TableEvent`` (or ``Table``) must keep the
-first rule; one that breaks the second must stay out of ``EVENT_FIELDS``. A result with
-errors is never shared: each subscriber then executes on its own.
+Which subscribers share a result is decided in code, from their rights, by their
+``Sight`` (``engine/views.py``: the seat whose private parts a viewer sees, and its host
+rights), the one thing a viewer is shown anything by. An operation that selects only the
+event's own fields (``EVENT_FIELDS``: no ``table``) is shown its redacted data alone: its
+results are kept per ``Sight.of_event`` (``TableEvent.shared``), so the seats without a
+private part in this event and the spectators share one (in a game without secrets,
+everyone). Any other operation's results are shared under ``Sight.whole_key``: by the
+spectators, whose ``table`` is shown as a spectator sees it; a seat's or a host's are its
+own. A result with errors is never shared: each subscriber then executes on its own.
 """
 
 from __future__ import annotations
@@ -84,8 +82,8 @@ def _event_fields_only(executor: Executor) -> bool:
 def _operation_key(executor: Executor) -> tuple[Any, bool] | None:
     """What identifies an operation's results for one event: the operation (one parsed
     document per query text, see ``api.shape.cached_parse``) and its variables, and
-    whether the viewer's seat matters beyond the redacted data; None when a variable is
-    not a plain value (then nothing is shared)."""
+    whether it selects past the event's own fields; None when a variable is not a plain
+    value (then nothing is shared)."""
     coerced = executor.variable_values.coerced
     if any(type(v) not in _PLAIN for v in coerced.values()):
         return None
@@ -93,9 +91,19 @@ def _operation_key(executor: Executor) -> tuple[Any, bool] | None:
     return key, not _event_fields_only(executor)
 
 
+def result_key(key: Any, whole: bool, event: Any) -> Any:
+    """The key of the result of operation ``key`` for the viewer of ``event`` (a
+    ``TableEvent`` as its sight sees it; None: not shared): the operation's alone among the
+    results of the viewer's ``Sight.of_event``, else (``whole``: it selects past the
+    event's own fields) with its sight's ``whole_key``."""
+    if not whole:
+        return key
+    sight = event.sight.whole_key()
+    return None if sight is None else (key, sight)
+
+
 def _event_key(operation: tuple[Any, bool], payload: Any) -> Any:
-    key, per_viewer = operation
-    return (key, payload.viewer) if per_viewer else key
+    return result_key(operation[0], operation[1], payload)
 
 
 class _Done:
@@ -121,7 +129,8 @@ class SharingExecutor(StrawberryGraphQLCoreExecutionContext):
             operation = self._share_key = _operation_key(self)
         results = getattr(payload, "shared", None)
         if results is not None and operation is not None:
-            found = results.get(_event_key(operation, payload))
+            key = _event_key(operation, payload)
+            found = results.get(key) if key is not None else None
             if found is not None and found[0] is self.operation:
                 return _Done(found[1])  # no per-event copy of the executor to make
         return super().build_per_event_executor(payload)
@@ -132,6 +141,8 @@ class SharingExecutor(StrawberryGraphQLCoreExecutionContext):
         if results is None or operation is None or operation is _UNSET:
             return super().execute_operation(serially)
         key = _event_key(operation, self.root_value)
+        if key is None:
+            return super().execute_operation(serially)
         found = results.get(key)
         if found is not None and found[0] is self.operation:
             return found[1]

@@ -13,9 +13,8 @@ sign-in ends, the credential's next question gets the answer of that moment on, 
 nothing private reaches it any more.
 
 Who may watch a table without a seat is here too (``may_watch``: the operator's policy and
-the table's ``spectators`` option), and redaction: what a viewer with given rights may see
-of an event (``visible``, ``redact``). The game state's view for a seat is the game's own
-(``GameDef.view``), asked with the seat these rights give.
+the table's ``spectators`` option). What a viewer with given rights is shown of the game
+state and of an event is decided in ``engine/views.py``, from their ``Sight``.
 """
 
 from __future__ import annotations
@@ -276,37 +275,3 @@ def _who(held: Rights, otherwise: str) -> str:
     if held.standing == LOST:
         return held.why or "this token holds nothing at this table any more"
     return otherwise
-
-
-# -- redaction -------------------------------------------------------------------------
-
-
-class _Event(Protocol):
-    @property
-    def data(self) -> dict[str, Any]: ...
-    @property
-    def private(self) -> dict[str, dict[str, Any]]: ...
-    @property
-    def audience(self) -> str | None: ...
-
-
-def visible(event: _Event, seat: int | None) -> bool:
-    """Whether a viewer at ``seat`` (None: without a seat) may see the event at all."""
-    return event.audience is None or (event.audience == SPECTATORS and seat is None)
-
-
-def redact(event: _Event, seat: int | None) -> dict[str, Any]:
-    """The event's data as ``seat`` (None: a viewer without one) sees it: the public part,
-    plus ``private``: that seat's own private part, if any."""
-    if seat is None:
-        return event.data
-    own = event.private.get(str(seat))
-    if own is None:
-        return event.data
-    return {**event.data, "private": own}
-
-
-def sees_private(event: _Event, seat: int | None) -> bool:
-    """Whether ``seat`` gets a private part of this event (else it sees what a spectator
-    sees of it)."""
-    return seat is not None and event.private.get(str(seat)) is not None

@@ -201,11 +201,3 @@ def apply_move(
         new = evolve(new, status=FINISHED, result=res, revealed_seed=reveal())
         events.append(Event("game.finished", {**res, "shuffleSeed": new.revealed_seed}))
     return new, out.state, events
-
-
-def view(table: Table, game: GameDef[Any], state: Any, seat: int | None) -> dict[str, Any]:
-    """The game state as ``seat`` (None: a spectator) may see it, with the core fields."""
-    data = dict(game.view(state, seat))
-    data["gameId"] = game.id
-    data["toAct"] = list(to_act(table, game, state))
-    return data

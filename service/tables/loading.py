@@ -21,6 +21,7 @@ from tablestate.engine import table as eng
 from tablestate.engine.game import GameDef, Move, Rejected
 from tablestate.engine.rights import HELD, Credential, MalformedToken, User, rights
 from tablestate.engine.ruleset import RuleSet
+from tablestate.engine.views import Sight
 from tablestate.errors import ApiError
 from tablestate.metrics import Metrics
 from tablestate.plugins import Registry
@@ -50,10 +51,9 @@ class Loaded:
     def version(self) -> int:
         return self.table.version
 
-    def view(self, seat: int | None) -> dict[str, Any] | None:
-        if self.state is None:
-            return None
-        return eng.view(self.table, self.game, self.state, seat)
+    def view(self, sight: Sight) -> dict[str, Any] | None:
+        """The game state as ``sight`` sees it (None while OPEN)."""
+        return sight.state(self.table, self.game, self.state)
 
     def to_act(self) -> tuple[int, ...]:
         if self.state is None:

@@ -28,10 +28,10 @@ from tablestate.engine.rights import (
     may_watch,
     may_watch_with,
     rights,
-    visible,
     watch_refusal,
 )
 from tablestate.engine.table import OPEN
+from tablestate.engine.views import Sight
 from tablestate.errors import ApiError
 from tablestate.lobby import seen_as
 from tablestate.store.base import BadCursor, cursor_key
@@ -103,7 +103,7 @@ async def event_stream(
     watching = start.standing != HELD
     if watching:
         start = SPECTATOR  # a token for another table, or a user without a seat, watches
-    seat, host = start.seat, start.host
+    seat, sight = start.seat, Sight.of(start)  # what it is shown: engine/views.py
     # A seat asks its rights at every event; a spectator, whether it may still watch,
     # where that can change (the options of an OPEN table).
     follows = not watching or loaded.table.status == OPEN
@@ -116,8 +116,8 @@ async def event_stream(
                 raise ApiError("UNAUTHENTICATED", now.why or GONE)
             if watching and table is not None and not may_watch(now, table, policy):
                 raise refuse(watch_refusal(table, policy))
-        if visible(item.event, seat):
-            return TableEvent.delivered(item, table_id, seat, host)
+        if sight.sees(item.event):
+            return TableEvent.delivered(item, table_id, sight)
         return None
 
     sink = None

@@ -18,8 +18,9 @@ from tablestate.api.context import Context
 from tablestate.api.types.games import Game, HouseRule
 from tablestate.api.types.nodes import Node, PageInfo
 from tablestate.api.types.seats import GameResult, Seat, _Once, _seat_of
-from tablestate.engine.rights import Rights, redact, sees_private, visible
+from tablestate.engine.rights import Rights
 from tablestate.engine.schema import GameState, from_view, global_id, state_id
+from tablestate.engine.views import SPECTATING, Sight
 from tablestate.errors import ApiError
 from tablestate.hub import Delivery
 from tablestate.plugins import camel
@@ -73,19 +74,18 @@ class TableEvent:
     )
     table_id: strawberry.Private[str]
     stamp: strawberry.Private[str] = ""  # when it was committed, as stored
-    # Results of executions on this event, shared by the subscribers of one audience
-    # (api/fanout.py): nothing under TableEvent may depend on more than the event and
-    # the viewer's seat and host rights (``Table.joinCode`` is the host's alone).
-    # ``viewer``: the seat it was made for (None: none) and whether with host rights.
+    # Results of executions on this event, shared by the subscribers shown the same
+    # (api/fanout.py, keyed by ``Sight``: engine/views.py). ``sight``: what the viewer it
+    # was made for sees (its seat, its host rights).
     shared: strawberry.Private[dict[Any, Any] | None] = None
-    viewer: strawberry.Private[tuple[int | None, bool] | None] = None
+    sight: strawberry.Private[Sight] = SPECTATING
 
     @strawberry.field(description="The table as you see it (its newest version).")
     async def table(self, info: Info) -> "Table | None":
         loaded = await info.context.services.tables.reads.load(self.table_id)
         if loaded is None:
             return None
-        return Table(_loaded=loaded, _rights=await info.context.viewing(loaded))
+        return Table(_loaded=loaded, _rights=await _viewing(info, loaded, self))
 
     @classmethod
     def of(cls, event: StoredEvent, table_id: str, seat: int | None) -> "TableEvent":
@@ -94,33 +94,31 @@ class TableEvent:
             version=event.version,
             type=event.type,
             seat=event.seat,
-            data=redact(event, seat),
+            data=Sight(seat).event(event),
             table_id=table_id,
             stamp=event.at,
         )
 
     @classmethod
-    def delivered(
-        cls, item: Delivery, table_id: str, seat: int | None, host: bool = False
-    ) -> "TableEvent":
-        """The event as ``seat`` sees it, with host rights at the table or without: one
-        object per such viewer of a delivery, which every subscriber like it shares; the
-        results are shared by every seat that sees the same data (api/fanout.py)."""
-        key = (cls, table_id, seat, host)
+    def delivered(cls, item: Delivery, table_id: str, sight: Sight) -> "TableEvent":
+        """The event as ``sight`` sees it: one object per sight of a delivery, which every
+        subscriber of that sight shares; its results are kept with those of every sight
+        shown the same data of it (``Sight.of_event``, api/fanout.py)."""
+        key = (cls, table_id, sight)
         found = item.memo.get(key)
         if found is None:
             e = item.event
-            sees = seat if sees_private(e, seat) else None
+            sees = sight.of_event(e)
             found = item.memo[key] = cls(
                 cursor=e.cursor,
                 version=e.version,
                 type=e.type,
                 seat=e.seat,
-                data=item.data_for(seat),
+                data=item.data_for(sees),
                 table_id=table_id,
                 stamp=e.at,
                 shared=item.memo.setdefault(("results", table_id, sees), {}),
-                viewer=(seat, host),
+                sight=sight,
             )
         return found  # type: ignore[no-any-return]
 
@@ -186,8 +184,9 @@ class Table(Node):
 
     @strawberry.field(description="The game state as you may see it; null while OPEN.")
     def state(self) -> GameState | None:
-        seat = self._rights.seat
-        view = self._loaded.view(seat)
+        sight = Sight.of(self._rights)
+        seat = sight.seat
+        view = self._loaded.view(sight)
         state_type = self._loaded.game.state_type
         if view is None or state_type is None:
             return None
@@ -320,18 +319,19 @@ class TableConnection:
 async def visible_events(
     info: Info, table_id: str, seat: int | None, after: str | None, first: int, last: int | None
 ) -> list[StoredEvent]:
-    """Events as ``Table.events`` gives them: those the viewer may see (``rights.visible``),
+    """Events as ``Table.events`` gives them: those the viewer may see (``Sight.sees``),
     as many as asked for when the table has them (hidden ones do not use up a page). The
     store keeps spectators' events apart and a seat's read never reads them, so a page is
     one store call; the loops below only turn over spectators' messages that an older
     version of the service kept in the game's own stream."""
     tables = info.context.services.tables
     seated = seat is not None
+    sight = Sight(seat)
     if last is not None:
         want = last
         while True:
             found = await tables.reads.events(table_id, None, 0, want, seated=seated)
-            shown = [e for e in found if visible(e, seat)]
+            shown = [e for e in found if sight.sees(e)]
             if len(shown) >= last or len(found) < want or want >= 10 * MAX_EVENTS:
                 return shown[-last:] if last else []
             want = min(10 * MAX_EVENTS, want * 2 + (last - len(shown)))
@@ -339,11 +339,27 @@ async def visible_events(
     cursor = after
     while len(out) < first:
         found = await tables.reads.events(table_id, cursor, first, None, seated=seated)
-        out += [e for e in found if visible(e, seat)]
+        out += [e for e in found if sight.sees(e)]
         if len(found) < first:
             break  # the log ends here
         cursor = found[-1].cursor
     return out[:first]
+
+
+async def _viewing(info: Info, loaded: Loaded, event: TableEvent) -> Rights:
+    """What the viewer of an event holds at its table, to be shown it: its own rights; but
+    where the event's results are shared by the viewers of its sight beyond its own fields
+    (``Sight.whole_key``), the table is shown as that sight sees it, whatever the viewer's
+    credential holds by then (a spectator who took a seat since its subscription began).
+
+    Raises:
+        ApiError: ``FORBIDDEN`` for a spectator who may not watch it (``may_watch``).
+    """
+    held = await info.context.viewing(loaded)
+    sight = event.sight
+    if event.shared is None or sight.whole_key() is None:
+        return held
+    return Rights(sight.seat, sight.host, held.standing)
 
 
 def seats_of(loaded: Loaded, context: Context) -> list[Seat]:

@@ -13,6 +13,7 @@ from support.server import Client, ws_init, ws_next
 
 from tablestate.api import fanout
 from tablestate.api.types import TableEvent
+from tablestate.engine.views import SPECTATING, Sight
 from tablestate.hub import Delivery
 from tablestate.store.base import StoredEvent
 
@@ -114,12 +115,12 @@ def _delivery() -> Delivery:
     return Delivery(event)
 
 
-def test_one_event_object_per_audience_of_a_delivery():
+def test_one_event_object_per_sight_of_a_delivery():
     item = _delivery()
-    seat0 = TableEvent.delivered(item, "t1", 0)
-    assert TableEvent.delivered(item, "t1", 0) is seat0
-    seat1 = TableEvent.delivered(item, "t1", 1)
-    spectator = TableEvent.delivered(item, "t1", None)
+    seat0 = TableEvent.delivered(item, "t1", Sight(0))
+    assert TableEvent.delivered(item, "t1", Sight(0)) is seat0
+    seat1 = TableEvent.delivered(item, "t1", Sight(1))
+    spectator = TableEvent.delivered(item, "t1", SPECTATING)
     assert seat1 is not seat0 and spectator is not seat0
     assert seat0.data["private"] == {"card": "7H"}
     assert "private" not in seat1.data and "private" not in spectator.data
@@ -127,10 +128,24 @@ def test_one_event_object_per_audience_of_a_delivery():
     # seat 1 sees what the spectators see: their results are shared (for the operations
     # that select the event's own fields only; see api/fanout.py)
     assert seat1.shared is spectator.shared
-    assert (seat0.viewer, seat1.viewer, spectator.viewer) == ((0, False), (1, False), (None, False))
-    # a host watching without a seat is an audience of its own (its Table.joinCode)
-    host = TableEvent.delivered(item, "t1", None, host=True)
-    assert host is not spectator and host.viewer == (None, True)
+    assert (seat0.sight, seat1.sight, spectator.sight) == (Sight(0), Sight(1), SPECTATING)
+    # a host watching without a seat is a sight of its own (its Table.joinCode)
+    host = TableEvent.delivered(item, "t1", Sight(None, True))
+    assert host is not spectator and host.sight == Sight(None, True)
+    assert host.shared is spectator.shared  # ... but shown the event's data as they are
+
+
+def test_only_spectators_share_results_that_reach_past_the_event():
+    item = _delivery()
+    seat0 = TableEvent.delivered(item, "t1", Sight(0))
+    seat1 = TableEvent.delivered(item, "t1", Sight(1))
+    spectator = TableEvent.delivered(item, "t1", SPECTATING)
+    host = TableEvent.delivered(item, "t1", Sight(None, True))
+    op = object()
+    assert fanout.result_key(op, False, seat1) is op
+    assert fanout.result_key(op, True, spectator) == (op, SPECTATING)
+    # a seat's or a host's table is asked with the viewer's own rights: never shared
+    assert [fanout.result_key(op, True, e) for e in (seat0, seat1, host)] == [None] * 3
 
 
 def test_a_shared_result_is_encoded_once_and_spliced_per_operation():
