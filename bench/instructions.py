@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import urllib.request
 from pathlib import Path
 
@@ -74,14 +75,18 @@ def totals(folder: Path) -> int:
 
 
 def package_path(checkout: Path, work: Path) -> Path:
-    """A folder whose ``tablestate`` is the checkout's ``service/`` (the package's folder in
-    the repository has another name than the import: pyproject.toml maps one to the other),
-    so that the checkout measured is the one imported, not the one installed."""
+    """A folder whose ``tablestate`` is the checkout's ``service/`` and whose bundled games
+    are its ``plugins/`` (the folders in the repository have other names than the imports:
+    pyproject.toml's package-dir maps one to the other), so that the checkout measured is
+    the one imported, not the one installed: the service and its games from one commit."""
     shim = work / f"import.{checkout.name}"
-    link = shim / "tablestate"
-    if not link.exists():
-        shim.mkdir(exist_ok=True)
-        link.symlink_to(checkout / "service", target_is_directory=True)
+    shim.mkdir(exist_ok=True)
+    with (checkout / "pyproject.toml").open("rb") as f:
+        folders = tomllib.load(f)["tool"]["setuptools"]["package-dir"]
+    for name, folder in folders.items():
+        link = shim / name
+        if not link.exists():
+            link.symlink_to(checkout / folder, target_is_directory=True)
     return shim
 
 
