@@ -15,7 +15,8 @@ timer handle, its cancellation and the task's bookkeeping every move).
 Only for plain ``redis://`` URLs; the store keeps redis-py for everything else (TLS, unix
 sockets, Redis Cluster, and every other command). Errors are redis-py's: a lost or
 refused connection is ``ConnectionError`` (the store's ``StoreUnavailable``), an error
-reply is ``ResponseError``.
+reply is redis-py's class of it (``store/_wire.py``: ``OutOfMemoryError`` for ``OOM``, ...,
+``ResponseError`` for the others).
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from typing import Any, Final
 import hiredis
 from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError
+
+from tablestate.store._wire import error_reply
 
 _PLAIN_KEYS: Final = frozenset({"host", "port", "db", "username", "password"})
 
@@ -73,7 +76,7 @@ class Replies(asyncio.Protocol):
     ``broken`` (the connection closed)."""
 
     def __init__(self) -> None:
-        self._reader = hiredis.Reader(replyError=ResponseError)
+        self._reader = hiredis.Reader(replyError=error_reply)
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -157,7 +160,7 @@ class _Protocol(Replies):
         waiter = self._waiting.popleft()
         if waiter.done():
             return  # its caller gave up; the reply was still its own
-        if isinstance(reply, ResponseError):
+        if isinstance(reply, RedisError):
             waiter.set_exception(reply)
         else:
             waiter.set_result(reply)

@@ -15,8 +15,8 @@ It offers the calls of redis-py's ``PubSub`` that the watcher makes, with their 
 ``connect``, ``ssubscribe``, ``sunsubscribe``, ``ping``, ``get_message`` (a dict with
 ``type``, ``channel`` and ``data``; a reply to ``PING`` is a ``pong``), ``connection``
 (None once lost) and ``aclose``. Errors are redis-py's: a lost connection is
-``ConnectionError``, an error reply ``ResponseError``. Every other URL (TLS, unix
-sockets, Sentinel, Cluster nodes) keeps redis-py's ``PubSub``.
+``ConnectionError``, an error reply redis-py's class of it (``ResponseError`` mostly).
+Every other URL (TLS, unix sockets, Sentinel, Cluster nodes) keeps redis-py's ``PubSub``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any, Final
 
 import hiredis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError
 
 from tablestate.store._pipe import Address, Replies
 
@@ -116,7 +116,7 @@ class LeanPubSub:
         nothing heard (``timeout`` is that round, fixed when the link was made).
 
         Raises:
-            ResponseError: Redis refused a command (say, sharded pub/sub it lacks).
+            RedisError: Redis refused a command (say, sharded pub/sub it lacks).
             ConnectionError: the connection is lost (after what it brought is read).
         """
         while not self._heard:
@@ -147,7 +147,7 @@ class LeanPubSub:
         self._count += 1
         if self._hello:
             waiter = self._hello.popleft()
-            if isinstance(reply, ResponseError):
+            if isinstance(reply, RedisError):
                 waiter.set_exception(reply)
             else:
                 waiter.set_result(reply)
@@ -191,7 +191,7 @@ class LeanPubSub:
 
 def _message(reply: Any) -> dict[str, Any]:
     """A reply as redis-py's ``PubSub`` hands it on (error replies raised)."""
-    if isinstance(reply, ResponseError):
+    if isinstance(reply, RedisError):
         raise reply
     if isinstance(reply, list) and len(reply) == 3:
         kind = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])

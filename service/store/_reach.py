@@ -16,7 +16,6 @@ one key each), and the lobby's channel is ``<prefix>{lobby}:ev``.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -25,13 +24,12 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import (
     AskError,
     BusyLoadingError,
-    ClusterDownError,
     ClusterError,
     MovedError,
+    NoScriptError,
     OutOfMemoryError,
     ReadOnlyError,
     RedisClusterException,
-    ResponseError,
     TryAgainError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -41,16 +39,20 @@ from tablestate.store._pipe import Pipe
 from tablestate.store.base import StoreFull, StoreUnavailable
 from tablestate.store.topology import Acknowledger
 
+# Told apart by class alone, wherever they were raised: redis-py's parser and the store's
+# own readers (store/_wire.py) give error replies their classes, and the store's connections
+# raise ``ConnectionError`` (``_wire.LostMidCommand``) for a transport closed under a command.
+# redis-py's ConnectionError and TimeoutError are not the builtins' (nor OSError's), so both
+# kinds are named.
 _UNREACHABLE: Final = (
-    RedisConnectionError,
+    RedisConnectionError,  # with its kinds: the pool exhausted, _wire.LostMidCommand, ...
     RedisTimeoutError,
     TimeoutError,
     OSError,
-    ClusterDownError,
     RedisClusterException,
-    # A failover under way: a demoted primary, a replica loading its copy, a slot on its
-    # way to another node (ClusterError: redirected until redis-py gave up). Nothing of the
-    # command ran; the client retries.
+    # A failover under way: a demoted primary, a slot on its way to another node
+    # (ClusterError: redirected until redis-py gave up; ClusterDownError is one). Nothing of
+    # the command ran; the client retries.
     ClusterError,
     ReadOnlyError,
     BusyLoadingError,
@@ -58,16 +60,6 @@ _UNREACHABLE: Final = (
     MovedError,
     AskError,
 )
-
-
-def _raised_in_redis(exc: BaseException) -> bool:
-    """Whether ``exc`` came through redis-py's own code (not the store's)."""
-    tb, part = exc.__traceback__, f"{os.sep}redis{os.sep}"
-    while tb is not None:
-        if part in tb.tb_frame.f_code.co_filename:
-            return True
-        tb = tb.tb_next
-    return False
 
 
 class Reach:
@@ -131,9 +123,8 @@ class Reach:
             return await self._pipe.call(
                 "EVALSHA", script.sha, len(keys), *keys, *args, timeout=self._timeout
             )
-        except ResponseError as exc:
-            if not str(exc).startswith("NOSCRIPT"):
-                raise
+        except NoScriptError:
+            pass
         async with asyncio.timeout(self._timeout):
             return await script(keys=keys, args=args)  # redis-py loads it, then runs it
 
@@ -163,15 +154,7 @@ class _Reaching:
             return
         if isinstance(exc, _UNREACHABLE):
             raise StoreUnavailable(f"Redis unreachable: {str(exc) or type(exc).__name__}") from exc
-        if isinstance(exc, AttributeError | RuntimeError) and _raised_in_redis(exc):
-            # redis-py's Cluster client can write on a connection that a failed node's
-            # reconnection left without its writer (``None.writelines``), or whose
-            # transport closed meanwhile ("the handler is closed"): unreachable too.
-            raise StoreUnavailable(f"Redis connection lost mid-command: {exc}") from exc
-        if isinstance(exc, ResponseError) and (
-            isinstance(exc, OutOfMemoryError) or str(exc).startswith("OOM")
-        ):
+        if isinstance(exc, OutOfMemoryError):
             # At maxmemory (noeviction) Redis refuses a write, or a script's first write,
-            # so nothing of it was applied. redis-py names the error, hiredis (the commits'
-            # pipe) leaves its "OOM" prefix.
+            # so nothing of it was applied.
             raise StoreFull(f"Redis is full: {exc}") from exc

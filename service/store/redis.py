@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, final
 
-from redis.asyncio import BlockingConnectionPool, Connection, ConnectionPool, Redis
+from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -138,10 +138,12 @@ class RedisStore(RedisTables, RedisFeeds, RedisDueIndex, RedisPresence, RedisRat
         }
         if cluster:
             client = RedisCluster.from_url(url, max_connections=max_connections, **common)
+            _wire.guard(client)
             acks = Acknowledger(client, ack, ack_timeout, pool_timeout=timeout, common=common)
             return cls(client, None, prefix=prefix, timeout=timeout, ack=acks, **kept)
         if url.startswith(SENTINEL_SCHEME):
             primary, pubsub = sentinel_clients(url, max_connections=max_connections, common=common)
+            _wire.guard(primary)
             acks = Acknowledger(primary, ack, ack_timeout)
             return cls(primary, pubsub, prefix=prefix, timeout=timeout, ack=acks, **kept)
         # Every command call is bounded by ``_reach`` already; a socket timeout on top
@@ -152,8 +154,7 @@ class RedisStore(RedisTables, RedisFeeds, RedisDueIndex, RedisPresence, RedisRat
             timeout=timeout,
             **common | {"socket_timeout": None},
         )
-        if pool.connection_class is Connection:
-            pool.connection_class = _wire.PackedConnection
+        pool.connection_class = _wire.guarded(pool.connection_class)  # packed, if plain
         pubsub_pool = ConnectionPool.from_url(
             url, max_connections=1, client_name="tablestate-pubsub", **common
         )

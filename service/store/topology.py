@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from typing import Any, Final, final
 from urllib.parse import unquote
 
-from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio import BlockingConnectionPool, Connection, Redis
 from redis.asyncio.client import Pipeline
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.sentinel import Sentinel
 from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, ResponseError
 
+from tablestate.store import _wire
 from tablestate.store.base import StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -176,6 +177,9 @@ class Acknowledger:
                 port=node.port,
                 max_connections=self._node_connections,
                 timeout=self._pool_timeout,
+                # a write on a connection that a failed read closed meanwhile (its writer
+                # None) raises ConnectionError: the node went away under it
+                connection_class=_wire.guarded(Connection),
                 **self._common,
             )
             found = self._nodes[node.name] = Redis(connection_pool=pool)
@@ -220,11 +224,6 @@ class Acknowledger:
             except (ConnectionError, OSError, RedisError):
                 self._refresh()
                 raise
-            except AttributeError as exc:
-                # redis-py writes to a connection that a failed read closed meanwhile
-                # (its writer is None): the node went away under it.
-                self._refresh()
-                raise StoreUnavailable(f"Redis connection closed under a write: {exc}") from exc
             first = replies[0]
             if isinstance(first, NoScriptError) and script is not None and attempt == 0:
                 await target.script_load(script.script)

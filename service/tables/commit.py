@@ -244,7 +244,8 @@ class Committer:
             await collaborator.before_commit(before, change)
         table = change.table
         meta = TableMeta(table.game_id, table.status, created_at(table), table.private)
-        return await self.tables.call(  # type: ignore[no-any-return]
+        return await self.tables.call(
+            "commit",
             self.store.commit(
                 table_id,
                 before.version,
@@ -254,5 +255,5 @@ class Committer:
                 ttl=self.ttl(table),
                 idempotency=idempotency,
                 log=change.log,
-            )
+            ),
         )

@@ -12,9 +12,9 @@ import asyncio
 import json
 import time
 from collections import OrderedDict
-from collections.abc import Coroutine
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from tablestate import logs, tracing
 from tablestate.engine import table as eng
@@ -36,6 +36,8 @@ from tablestate.store.base import (
 )
 
 CACHE_SIZE: Final = 2048
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +86,9 @@ class Tables:
         self.metrics = metrics
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
 
-    async def call(self, call: Coroutine[Any, Any, Any]) -> Any:
-        """Await a store call, timed; an unreachable or full store is ``UNAVAILABLE``."""
-        op = call.cr_code.co_name
+    async def call(self, op: str, call: Awaitable[T]) -> T:
+        """Await a store call, timed as ``op`` (the label of ``tablestate_store_seconds``:
+        the store method's name); an unreachable or full store is ``UNAVAILABLE``."""
         start = time.perf_counter()
         try:
             with tracing.span("tablestate.store", {"op": op} if tracing.enabled() else None):
@@ -107,7 +109,7 @@ class Tables:
         if not isinstance(table_id, str) or not 0 < len(table_id) <= 64:
             return None
         logs.table_id.set(table_id)
-        found = await self.call(self.store.load(table_id))
+        found = await self.call("load", self.store.load(table_id))
         if found is None:
             self._cache.pop(table_id, None)
             return None
@@ -179,9 +181,11 @@ class Tables:
         seat (the store leaves out, and never reads, events it may not see)."""
         try:
             if last is not None:
-                return await self.call(self.store.last_events(table_id, last, seated=seated))  # type: ignore[no-any-return]
-            found = self.store.events(table_id, after, first, seated=seated)
-            return await self.call(found)  # type: ignore[no-any-return]
+                found = self.store.last_events(table_id, last, seated=seated)
+                return await self.call("last_events", found)
+            return await self.call(
+                "events", self.store.events(table_id, after, first, seated=seated)
+            )
         except BadCursor as exc:
             raise ApiError("BAD_INPUT", str(exc)) from exc
 
@@ -189,7 +193,7 @@ class Tables:
         self, game_id: str | None, status: str | None, first: int, after: str | None
     ) -> tuple[list[Loaded], Page]:
         """A page of tables, newest first."""
-        page: Page = await self.call(self.store.list(game_id, status, first, after))
+        page = await self.call("list", self.store.list(game_id, status, first, after))
         found = await asyncio.gather(*(self.load(t) for t in page.table_ids))
         return [f for f in found if f is not None], page
 
@@ -200,11 +204,11 @@ class Tables:
         user holds a seat or the host's rights, and the page as read. The index may name
         tables the user no longer holds anything at: each table's own records decide
         (``rights``)."""
-        page: Page = await self.call(self.users.user_tables(user.id, status, first, after))
+        page = await self.call("user_tables", self.users.user_tables(user.id, status, first, after))
         loaded = await asyncio.gather(*(self.load(t) for t in page.table_ids))
         held = [t for t in loaded if t is not None and rights(user, t.table).standing == HELD]
         return held, page
 
     async def moves(self, table_id: str) -> list[dict[str, Any]]:
         """The table's move log (for replay)."""
-        return [json.loads(m) for m in await self.call(self.store.moves(table_id))]
+        return [json.loads(m) for m in await self.call("moves", self.store.moves(table_id))]

@@ -102,7 +102,9 @@ class Moves:
             # table has moved on since, so the rules may refuse it now). The record is read
             # only here: a move the rules accept meets it in the commit, which checks it
             # before the version.
-            record = await self.tables.call(self.store.idempotency(table_id, seat, idem.key))
+            record = await self.tables.call(
+                "idempotency", self.store.idempotency(table_id, seat, idem.key)
+            )
             if record is None:
                 raise
             if record.move_hash != idem.move_hash:

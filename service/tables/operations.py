@@ -153,7 +153,7 @@ class Operations:
         meta = TableMeta(table.game_id, table.status, self.clock(), table.private)
         ttl = self.committer.ttl(table)
         created = self.store.create(table.id, table.encode(), meta, new_events(events, at), ttl=ttl)
-        await self.tables.call(created)
+        await self.tables.call("create", created)
         self.committer.metrics.inc("tablestate_commits_total", kind="create")
         await self.lobby.tell(None, table)
         await self.users.note(table, bound_users(table))

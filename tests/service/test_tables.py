@@ -317,3 +317,20 @@ async def test_a_replayed_idempotency_key_answers_its_first_outcome_on_any_repli
         await b.moves.make(viewer, tid, "lucky-draw", {"nothing": 1}, idempotency_key="k1")
     assert refused.value.code == "BAD_INPUT" and "another move" in str(refused.value)
     assert (await a.reads.must_load(tid)).version == now
+
+
+async def test_each_store_call_is_timed_under_the_name_its_caller_gives(
+    registry: Registry, make_store
+) -> None:
+    """``tablestate_store_seconds{op}``: named by the caller, the store method's name, for
+    any awaitable (a task too, which has no code of a coroutine to read a name from)."""
+    svc = TableService(make_settings(), registry, make_store())
+    seconds = "tablestate_store_seconds"
+    loaded, _ = await svc.operations.create("lucky-draw", [], None, 2)
+    assert svc.metrics.get(seconds, op="create") == 1
+    before = svc.metrics.get(seconds, op="load")
+    await svc.reads.load(loaded.table.id)
+    assert svc.metrics.get(seconds, op="load") == before + 1
+    task = asyncio.ensure_future(svc.store.moves(loaded.table.id))
+    assert await svc.reads.call("moves", task) == ()
+    assert svc.metrics.get(seconds, op="moves") == 1
