@@ -8,8 +8,11 @@
 # SOURCE_DIR: a tree holding pyproject.toml, README.md, service/ and plugins/ (default: the
 # checkout this script is in). VENV_DIR: where the environment goes (default:
 # /opt/tablestate/venv). PYTHON names the interpreter (default: python3). pip's own
-# settings apply (PIP_INDEX_URL, PIP_CONSTRAINT to pin every dependency, its cache).
-# Only wheels are used for the dependencies, so no compiler is needed.
+# settings apply (PIP_INDEX_URL, its cache). Every dependency is installed at the version
+# of SOURCE_DIR/requirements/lock.txt (scripts/lock writes it) when the tree has one;
+# PIP_CONSTRAINT, when set, names another constraints file instead (empty: none, the
+# newest releases pyproject.toml admits). Only wheels are used for the dependencies, so no
+# compiler is needed.
 set -eu
 
 SRC="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
@@ -26,6 +29,10 @@ if [ -e "$VENV" ]; then
 fi
 
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+if [ -z "${PIP_CONSTRAINT+set}" ] && [ -f "$SRC/requirements/lock.txt" ]; then
+  PIP_CONSTRAINT="$SRC/requirements/lock.txt"
+  export PIP_CONSTRAINT
+fi
 
 "$PYTHON" -m venv "$VENV"
 # Dependencies come as wheels only (a missing wheel fails here rather than pulling in a

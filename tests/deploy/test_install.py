@@ -1,10 +1,10 @@
 """The image recipe, run here for real without Docker: the build stage of deploy/Dockerfile
 is replayed under a temporary root (its COPY lines, then its RUN of deploy/install.sh,
-which makes a fresh virtual environment with pip, through pip's cache), the run stage's
-COPY of the web client and its ENV are applied, and its ENTRYPOINT is started (on
-127.0.0.1 rather than 0.0.0.0) and smoke-tested: /healthz, /readyz, a GraphQL query of
-the games, the web client, the image's HEALTHCHECK command, and SIGTERM. With a Redis,
-two such replicas share it."""
+which makes a fresh virtual environment with pip, through pip's cache, at the versions of
+requirements/lock.txt), the run stage's COPY of the web client and its ENV are applied,
+and its ENTRYPOINT is started (on 127.0.0.1 rather than 0.0.0.0) and smoke-tested:
+/healthz, /readyz, a GraphQL query of the games, the web client, the image's HEALTHCHECK
+command, and SIGTERM. With a Redis, two such replicas share it."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from support.lock import LOCK, own_project_names, read_lock, unlocked
 from support.server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -220,6 +221,20 @@ def test_install_sh_makes_a_standalone_environment(image):
         [python, "-m", "pip", "check"], env=image.env, capture_output=True, text=True
     )
     assert checked.returncode == 0, checked.stdout
+
+
+def test_install_sh_installs_the_locked_versions(image):
+    """The image's packages are requirements/lock.txt's, each at its exact version."""
+    listed = subprocess.run(
+        [str(image.venv / "bin" / "python"), "-m", "pip", "list", "--format", "json"],
+        env=image.env,
+        capture_output=True,
+        text=True,
+    )
+    assert listed.returncode == 0, listed.stderr
+    versions = {p["name"]: p["version"] for p in json.loads(listed.stdout)}
+    assert {"strawberry-graphql", "uvicorn", "websockets"} <= set(versions)
+    assert unlocked(versions, read_lock(LOCK.read_text("utf-8")), own_project_names()) == []
 
 
 def test_serve_smoke(image, serving, healthcheck_code):
