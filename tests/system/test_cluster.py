@@ -44,13 +44,16 @@ def cluster(folder: Path) -> Iterator[str]:
             capture_output=True,
             timeout=60,
         )
-        for _ in range(100):
-            info = subprocess.run(
-                ["redis-cli", "-p", str(nodes[0].port), "cluster", "info"],
-                capture_output=True,
-                text=True,
-            ).stdout
-            if "cluster_state:ok" in info:
+        for _ in range(100):  # every node, not the first only: each serves its slots
+            infos = [
+                subprocess.run(
+                    ["redis-cli", "-p", str(n.port), "cluster", "info"],
+                    capture_output=True,
+                    text=True,
+                ).stdout
+                for n in nodes
+            ]
+            if all("cluster_state:ok" in info for info in infos):
                 break
             time.sleep(0.1)
         yield nodes[0].url
@@ -98,3 +101,25 @@ async def test_full_games_and_atomic_commits_on_a_cluster(tmp_path):
         assert replay.returncode == 0 and replay.stdout.startswith("MATCH"), (
             replay.stdout + replay.stderr
         )
+
+
+async def test_every_cluster_node_connection_tells_a_lost_transport_by_class(tmp_path):
+    """The store's Cluster client opens every node's connections (the startup node's and
+    those it meets in the slot map) with ``_wire.Guarded``'s I/O."""
+    from tablestate.store import NewEvent, RedisStore, TableMeta
+    from tablestate.store._wire import Guarded
+
+    with cluster(tmp_path) as url:
+        store = RedisStore.from_url(url, prefix="g:", cluster=True)
+        try:
+            for n in range(12):  # tables on every node's slots
+                await store.create(
+                    f"t{n}", "s", TableMeta("g", "OPEN", 1.0), [NewEvent("a", "x")], ttl=60
+                )
+                assert await store.load(f"t{n}") == ("s", 1)
+            nodes = store._redis.get_nodes()
+            assert len(nodes) == 3
+            for node in nodes:
+                assert issubclass(node.connection_class, Guarded), node
+        finally:
+            await store.close()
