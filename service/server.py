@@ -36,7 +36,6 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Final
 
-from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
 from uvicorn.config import Config
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -47,6 +46,17 @@ from websockets.protocol import State
 
 from tablestate.config import Settings
 from tablestate.connections import BoundedHTTP
+from tablestate.edge import (
+    ASGIReceiveEvent,
+    ASGISendEvent,
+    at_frame_start,
+    extended,
+    message_limit,
+    mid_message,
+    offer,
+    queue_text_frame,
+    withdraw,
+)
 from tablestate.mailbox import Flag, Mailbox
 from tablestate.ratelimit import AddressSet, Budget
 
@@ -139,7 +149,12 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
     write (a move's answer and its events: one system call, not three): a message is framed
     at once, in order with every other frame of the connection, and written at the end of
     the turn, or at once past ``HELD`` bytes, so the transport's flow control still holds
-    back a sender that outruns its reader."""
+    back a sender that outruns its reader.
+
+    It is the app's ``edge.Connection``: offered in each WebSocket's scope (``run_asgi``),
+    it frames the app's text messages below ASGI (``send_text_now``) and hands the app a
+    message where it waits for one (``text_sink``). What it reads of websockets' connection
+    beyond its API is in ``edge``."""
 
     def __init__(
         self,
@@ -160,6 +175,7 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         self._read_after_close = 0
         self._held = -1  # bytes of messages framed, not yet written (-1: no write due)
         self._flush = _flush_of(server_state, self.loop)  # writes them at the turn's end
+        self._limit = message_limit(self.conn)  # the largest message taken
         # Frames are cut here (``_framed``) once websockets' parser is at a frame boundary,
         # unless that can no longer be (``_cut`` off: compression, a refused header).
         self._framed = False
@@ -170,6 +186,13 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         self._app_waits = False
         # Gives back the connection's place in its address's count (connections.py).
         self.on_lost: Callable[[], None] | None = None
+
+    async def run_asgi(self) -> None:
+        offer(self.scope, self)  # the app's way to this connection (``edge.connection_of``)
+        try:
+            await super().run_asgi()
+        finally:
+            withdraw(self.scope)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.on_lost is not None:
@@ -190,7 +213,7 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         while done < end and not self.read_paused and not self.transport.is_closing():
             size = FEED
             if self._framed or self._at_frame_boundary():
-                size = frame_size(data, done, self.conn.max_message_size)
+                size = frame_size(data, done, self._limit)
                 if size == 0:
                     break  # the rest of the frame is still to come
                 if size < 0:  # a header past the limit: websockets refuses it (1009)
@@ -217,17 +240,10 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         if not self._cut or not self.handshake_complete:
             return False
         conn = self.conn
-        if conn.extensions or conn.state is not State.OPEN:
+        if extended(conn) or conn.state is not State.OPEN:
             self._cut = False
             return False
-        waiting = conn.parser
-        while getattr(waiting, "gi_yieldfrom", None) is not None:
-            waiting = waiting.gi_yieldfrom
-        self._framed = (
-            getattr(waiting, "__name__", "") == "at_eof"
-            and not conn.reader.buffer
-            and not conn.events
-        )
+        self._framed = at_frame_start(conn)
         return self._framed
 
     def _take_text(self, frame: bytes) -> bool:
@@ -237,7 +253,7 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         if (
             frame[0] != _TEXT_FIN
             or conn.state is not State.OPEN
-            or conn.current_size is not None
+            or mid_message(conn)
             or self.close_sent
         ):
             return False
@@ -301,17 +317,11 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         (compression) to apply. False: nothing was done, the ASGI ``send`` must take it (it
         waits for the socket to be writable, and answers a closed one). The app's
         WebSocket endpoint calls this below ASGI for each message it sends."""
-        conn = self.conn
-        if (
-            not self.writable.is_set()
-            or not self._open()
-            or conn.state is not State.OPEN
-            or conn.extensions
-            or conn.expect_continuation_frame
-        ):
+        if not self.writable.is_set() or not self._open():
             return False
         data = text.encode()
-        conn.writes.append(text_frame(data))
+        if not queue_text_frame(self.conn, text_frame(data)):
+            return False
         self._hold(len(data))
         return True
 

@@ -26,6 +26,7 @@ from strawberry.types.execution import ExecutionContext
 
 from tablestate.api.cost import COST_PER_REQUEST, chosen_operation, operation_cost, size_variables
 from tablestate.api.shape import aliases, cached_parse, document_shape, fragment_problem
+from tablestate.api.upstream import graphql_schema
 from tablestate.errors import ApiError
 from tablestate.metrics import Metrics
 
@@ -116,7 +117,7 @@ class Checks(SchemaExtension):
         yield
 
     def _validate(self, ctx: Any, document: DocumentNode) -> "_Refusal | tuple[GraphQLError, ...]":
-        return self._verdict(ctx.schema._schema, document, ctx.validation_rules)
+        return self._verdict(graphql_schema(ctx.schema), document, ctx.validation_rules)
 
     @classmethod
     def _verdict(
@@ -162,7 +163,7 @@ class Checks(SchemaExtension):
         ctx = self.execution_context
         if ctx.graphql_document is not None:
             cost = self.cost(
-                ctx.schema._schema, ctx.graphql_document, ctx.operation_name, ctx.variables
+                graphql_schema(ctx.schema), ctx.graphql_document, ctx.operation_name, ctx.variables
             )
             await self.admit(ctx.context, cost, ctx.operation_type.value == "mutation")
         yield

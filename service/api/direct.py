@@ -47,6 +47,7 @@ from tablestate.api.plans import SLOW, Plan, plan_of, render
 from tablestate.api.resolvers.events import event_stream
 from tablestate.api.resolvers.moves import make_move_payload, plain_input
 from tablestate.api.shape import cached_parse
+from tablestate.api.upstream import answer, graphql_schema
 
 CACHE_SIZE: Final = 512
 MEMO_SIZE: Final = 1024  # coerced arguments kept per plan
@@ -58,7 +59,7 @@ class Direct:
 
     def __init__(self, schema: Any, checks: type[Checks], enabled: bool = True) -> None:
         self.schema = schema
-        self.graphql: GraphQLSchema = schema._schema
+        self.graphql: GraphQLSchema = graphql_schema(schema)
         self.checks = checks
         self.enabled = enabled
         self._plans: dict[tuple[str, str | None], Any] = {}
@@ -192,7 +193,7 @@ class Direct:
                 {"id": operation.id, "type": "error", "payload": formatted}  # type: ignore[typeddict-item]
             )
             return
-        await _answer(operation, {"data": data, "errors": formatted} if errors else {"data": data})
+        await answer(operation, {"data": data, "errors": formatted} if errors else {"data": data})
 
     async def _subscription(
         self, operation: Operation[Any, Any], plan: Plan, args: dict[str, Any], cost: int
@@ -251,24 +252,3 @@ async def _next(operation: Operation[Any, Any], payload: dict[str, Any]) -> None
 
 async def _complete(operation: Operation[Any, Any]) -> None:
     await operation.send_operation_message({"id": operation.id, "type": "complete"})
-
-
-async def _answer(operation: Operation[Any, Any], payload: dict[str, Any]) -> None:
-    """A mutation's ``next`` and ``complete``: each framed at once where the socket takes
-    it (``Socket.send_json_now``), with the bookkeeping of ``send_operation_message``
-    (the operation ends, and its id is free, before its ``complete`` is sent)."""
-    handler = operation.handler
-    now = getattr(handler.websocket, "send_json_now", None)
-    if (
-        now is None
-        or operation.completed
-        or not now({"id": operation.id, "type": "next", "payload": payload})
-    ):
-        await _next(operation, payload)
-        await _complete(operation)
-        return
-    operation.completed = True
-    handler.operations.pop(operation.id, None)
-    complete = {"id": operation.id, "type": "complete"}
-    if not now(complete):
-        await handler.send_message(complete)

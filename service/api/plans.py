@@ -28,6 +28,8 @@ from graphql import (
     OperationType,
 )
 
+from tablestate.api.upstream import graphql_schema
+
 ROOTS: Final = {OperationType.MUTATION: "makeMove", OperationType.SUBSCRIPTION: "tableEvents"}
 SLOW: Final = object()  # a document the executor runs
 
@@ -149,7 +151,7 @@ def _constant(value: str) -> Callable[[Any], str]:
 
 def plan_of(schema: Any, document: DocumentNode, operation_name: str | None) -> Any:
     """The plan of a document that passed the checks, or ``SLOW``."""
-    graphql: GraphQLSchema = schema._schema
+    graphql: GraphQLSchema = graphql_schema(schema)
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     if len(operations) != len(document.definitions):
         return SLOW  # fragments defined (even unused ones go the slow path)

@@ -1,42 +1,31 @@
 """The WebSocket protocols, with the edge's limits: graphql-transport-ws (where ``makeMove``
 and ``tableEvents`` may run through ``api.direct``) and the legacy graphql-ws, over a
-socket that bounds its messages (docs/security.md)."""
+socket that bounds its messages (docs/security.md). What of Strawberry's code they copy is
+in ``api.upstream``; the server's connection below ASGI comes through ``edge``."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import Callable
 from typing import Any, Final
 
 from graphql import GraphQLError
-from starlette.websockets import WebSocketDisconnect, WebSocketState
-from strawberry.asgi import ASGIWebSocketAdapter
-from strawberry.http.exceptions import (
-    NonJsonMessageReceived,
-    NonTextMessageReceived,
-    WebSocketDisconnected,
-)
-from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
-    BaseGraphQLTransportWSHandler,
-    Operation,
-)
+from starlette.websockets import WebSocketState
+from strawberry.http.exceptions import WebSocketDisconnected
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Operation
 from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
-from strawberry.types.execution import ExecutionResult, PreExecutionError
 
-from tablestate.api.bounds import TOO_BIG, too_long
+from tablestate.api.bounds import too_long
 from tablestate.api.context import Context
+from tablestate.api.upstream import SENT_AFTER_CLOSE, Adapter, TransportHandler
+from tablestate.edge import Connection, connection_of
 from tablestate.ratelimit import Budget, Client, refusal
 
 log = logging.getLogger("tablestate.api")
 
 CLOSE_TOO_MANY_MESSAGES: Final = 1008  # policy violation
-# What the ASGI server and Starlette say when a message is sent to a socket that is closed
-# already (the client left, a keep-alive timed out, the server is shutting down): a race,
-# not a bug.
-_SENT_AFTER_CLOSE: Final = ("after sending 'websocket.close'", "once a close message has been sent")
 
 
 async def _operation_refused(handler: Any, running: int, message: Any) -> dict[str, Any] | None:
@@ -69,7 +58,7 @@ async def _admitted(handler: Any, message: Any, start: str, stop: str, running: 
     return await handler.websocket.spend()
 
 
-class TransportWS(BaseGraphQLTransportWSHandler[Context, None]):
+class TransportWS(TransportHandler):
     """graphql-transport-ws, with our limits on each operation and on every other message.
     A document that does not parse is answered like any refused one, with an ``error``
     message and its code (Strawberry would close the whole connection, and its other
@@ -89,38 +78,6 @@ class TransportWS(BaseGraphQLTransportWSHandler[Context, None]):
             if lane is not None:
                 lane.text_sink = None
 
-    def take_now(self, text: str) -> bool:
-        """Start an operation where its ``subscribe`` message is read, when the message loop
-        waits with nothing before it and nothing stands in the way (its checks need no
-        await); False: nothing was done, the loop takes the message as any other."""
-        if not self.connection_acknowledged or '"subscribe"' not in text:
-            return False
-        try:
-            message = self.view.decode_json(text)
-        except Exception:  # anything wrong with it is answered by the loop
-            return False
-        if type(message) is not dict or message.get("type") != "subscribe":
-            return False
-        op_id, payload = message.get("id"), message.get("payload")
-        if type(op_id) is not str or op_id in self.operations or type(payload) is not dict:
-            return False
-        query = payload.get("query")
-        cap = self.max_subscriptions_per_connection
-        if (
-            type(query) is not str
-            or too_long(query) is not None
-            or (cap is not None and len(self.operations) >= cap)
-            or not self.view.guard.admit_now(self.context.client or Client("", False))
-        ):
-            return False
-        operation = Operation(
-            self, op_id, query, payload.get("variables"), payload.get("operationName")
-        )
-        operation.task = asyncio.create_task(self.run_operation(operation))
-        operation.task.add_done_callback(self._task_done)
-        self.operations[op_id] = operation
-        return True
-
     async def handle_task_exception(self, error: Exception) -> None:
         """An operation's task failed: a client that left mid-send (its ``complete`` found
         the socket closed) is no bug, anything else is logged as one."""
@@ -136,7 +93,7 @@ class TransportWS(BaseGraphQLTransportWSHandler[Context, None]):
         has left."""
         try:
             if not await self.view.direct.run(operation):
-                await self._stream(operation)
+                await self.stream(operation)
         except asyncio.CancelledError:
             raise
         except WebSocketDisconnected:  # the client left: nothing to answer, nothing to log
@@ -149,32 +106,6 @@ class TransportWS(BaseGraphQLTransportWSHandler[Context, None]):
         finally:
             if not operation.completed:
                 self.operations.pop(operation.id, None)
-
-    async def _stream(self, operation: Operation[Context, None]) -> None:
-        """Run the operation through the schema's executor and send its results."""
-        results = await self.schema.stream(
-            operation.query,
-            variable_values=operation.variables,
-            context_value=self.context,
-            root_value=self.root_value,
-            operation_name=operation.operation_name,
-        )
-        async with contextlib.aclosing(results):
-            first = True
-            async for result in results:
-                if first and isinstance(result, PreExecutionError):
-                    await operation.send_initial_errors(result.errors or [])
-                    return
-                if not isinstance(result, ExecutionResult):  # @defer / @stream frames
-                    error = GraphQLError(
-                        "incremental delivery is not supported over graphql-transport-ws",
-                        extensions={"code": "BAD_INPUT"},
-                    )
-                    await operation.send_initial_errors([error])
-                    return
-                await operation.send_next(result)
-                first = False
-        await operation.send_operation_message({"id": operation.id, "type": "complete"})
 
     async def handle_subscribe(self, message: Any) -> None:
         op_id = message.get("id") if isinstance(message, dict) else None
@@ -223,7 +154,7 @@ class LegacyWS(BaseGraphQLWSHandler[Context, None]):
         await super().handle_start(message)
 
 
-class Socket(ASGIWebSocketAdapter):
+class Socket(Adapter):
     """One WebSocket: refuses messages larger than ``TABLESTATE_MAX_BODY`` (close 1009; the
     ASGI server refuses them first, ``service/server.py``) and messages that are not JSON
     objects (close 4400); holds the socket's budget of messages that start no operation;
@@ -233,13 +164,15 @@ class Socket(ASGIWebSocketAdapter):
         super().__init__(view, request, response)
         s = view.services.settings
         self.budget = Budget(s.ws_ping_rate, s.ws_ping_burst)
-        # The server's way to frame a message below ASGI (``service/server.py``), when the
-        # socket is served by it: one call where ASGI takes a message dict through
-        # Starlette's WebSocket and the ASGI server's ``send``.
-        server = getattr(self.ws._send, "__self__", None)
-        self._now: Callable[[str], bool] | None = getattr(server, "send_text_now", None)
-        # Where a message the client sends may be taken at once (``take_now``).
-        self.lane = server if hasattr(server, "text_sink") else None
+        # The server's connection below ASGI (``edge.Connection``), when it offers one: a
+        # message framed in one call where ASGI takes a message dict through Starlette's
+        # WebSocket and the ASGI server's ``send``, and a message the client sends taken
+        # where it is read (``take_now``).
+        connection = connection_of(self.ws.scope)
+        self._now: Callable[[str], bool] | None = (
+            connection.send_text_now if connection is not None else None
+        )
+        self.lane: Connection | None = connection
 
     async def spend(self) -> bool:
         """Spend one message of the budget; past it, close the socket (False)."""
@@ -248,34 +181,6 @@ class Socket(ASGIWebSocketAdapter):
         self.view.guard.metrics.inc("tablestate_errors_total", code="RATE_LIMITED")
         await self.close(CLOSE_TOO_MANY_MESSAGES, "too many messages")
         return False
-
-    async def iter_json(
-        self, *, ignore_parsing_errors: bool = False
-    ) -> AsyncGenerator[object, None]:
-        # Strawberry's loop, where a message the protocol ignores (legacy graphql-ws skips
-        # what is not JSON) still spends the budget.
-        try:
-            while self.ws.application_state != WebSocketState.DISCONNECTED:
-                text = await self.ws.receive_text()
-                try:
-                    message = self.view.decode_json(text)
-                except json.JSONDecodeError as exc:
-                    if not ignore_parsing_errors:
-                        raise NonJsonMessageReceived from exc
-                    if not await self.spend():
-                        return
-                    continue
-                if message is TOO_BIG:
-                    await self.close(1009, "message too big")
-                    return
-                if not isinstance(message, dict):
-                    await self.close(4400, "a message is a JSON object")
-                    return
-                yield message
-        except KeyError as exc:
-            raise NonTextMessageReceived from exc
-        except WebSocketDisconnect:
-            pass
 
     def send_json_now(self, message: Any) -> bool:
         """Send a message at once, below ASGI, if the socket takes it now (False: nothing
@@ -293,33 +198,10 @@ class Socket(ASGIWebSocketAdapter):
             now is not None and self.ws.application_state is WebSocketState.CONNECTED and now(text)
         )
 
-    async def send_json(self, message: Any) -> None:
-        encoded = self.view.encode_json(message)
-        now = self._now
-        if (
-            now is not None
-            and type(encoded) is str
-            and self.ws.application_state is WebSocketState.CONNECTED
-            and now(encoded)
-        ):
-            return
-        try:
-            if isinstance(encoded, bytes):
-                await self.ws.send_bytes(encoded)
-            else:
-                await self.ws.send_text(encoded)
-        except WebSocketDisconnect as exc:
-            raise WebSocketDisconnected from exc
-        except RuntimeError as exc:
-            if not any(text in str(exc) for text in _SENT_AFTER_CLOSE):
-                raise
-            log.debug("message not sent, the WebSocket is closed: %s", exc)
-            raise WebSocketDisconnected from None
-
     async def close(self, code: int, reason: str) -> None:
         try:
             await super().close(code, reason)
         except RuntimeError as exc:
-            if not any(text in str(exc) for text in _SENT_AFTER_CLOSE):
+            if not any(text in str(exc) for text in SENT_AFTER_CLOSE):
                 raise
             log.debug("WebSocket closed already: %s", exc)

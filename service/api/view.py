@@ -28,11 +28,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
+from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLRequestData
 from strawberry.http.streaming import MultipartSubscriptionTransport, SSETransport
 from strawberry.http.websocket_origin import is_same_origin, normalize_origin
-from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.subscriptions import (
     GRAPHQL_SSE_PROTOCOL,
     GRAPHQL_TRANSPORT_WS_PROTOCOL,
@@ -52,6 +51,7 @@ from tablestate.api.cost import chosen_operation
 from tablestate.api.direct import Direct
 from tablestate.api.shape import cached_parse
 from tablestate.api.sockets import LegacyWS, Socket, TransportWS
+from tablestate.api.upstream import execute
 from tablestate.config import LOCAL_ORIGIN
 from tablestate.errors import ApiError
 from tablestate.ratelimit import Client, Guard, refusal
@@ -245,24 +245,9 @@ class GraphQLApp(GraphQL[Context, None]):
             moved = await self._direct_move(context, request_data)
             if moved is not None:
                 return moved
-        try:
-            return await self.schema.execute(
-                request_data.query,
-                root_value=root_value,
-                variable_values=request_data.variables,
-                context_value=context,
-                operation_name=request_data.operation_name,
-                allowed_operation_types=allowed,
-                operation_extensions=request_data.extensions,
-            )
-        except CannotGetOperationTypeError as exc:
-            raise HTTPException(400, exc.as_http_error_reason()) from exc
-        except InvalidOperationTypeError as exc:
-            if exc.operation_type is OperationType.SUBSCRIPTION:
-                raise HTTPException(400, NEEDS_STREAM) from exc
-            raise HTTPException(400, exc.as_http_error_reason(request_adapter.method)) from exc
-        except MissingQueryError as exc:
-            raise HTTPException(400, "No GraphQL query found in the request") from exc
+        return await execute(
+            self.schema, request_adapter, context, root_value, request_data, allowed, NEEDS_STREAM
+        )
 
     async def _direct_move(self, context: Context, request_data: Any) -> Any:
         """A ``makeMove`` that ``api.direct`` can run, run there (None: it cannot)."""
