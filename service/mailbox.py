@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -115,7 +115,7 @@ class Flag:
         return True
 
 
-def _enlist(owner: Mailbox[object] | Flag) -> asyncio.Future[None]:
+def _enlist(owner: Mailbox[Any] | Flag) -> asyncio.Future[None]:
     """A new future for a coroutine to wait on, at the end of ``owner``'s waiters."""
     waiter = asyncio.get_running_loop().create_future()
     if owner._waiters is None:
@@ -124,7 +124,7 @@ def _enlist(owner: Mailbox[object] | Flag) -> asyncio.Future[None]:
     return waiter
 
 
-def _drop(owner: Mailbox[object] | Flag, waiter: asyncio.Future[None]) -> bool:
+def _drop(owner: Mailbox[Any] | Flag, waiter: asyncio.Future[None]) -> bool:
     """Take ``waiter`` off ``owner``'s waiters (and the list once empty); whether it was on."""
     waiters = owner._waiters
     if waiters is None or waiter not in waiters:

@@ -13,7 +13,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import pluggy
 
@@ -238,8 +238,9 @@ def load(
     reg = Registry(pm)
     claimed: dict[str, str] = {}
     for impl in pm.hook.tablestate_games.get_hookimpls():
-        for game in impl.function() or ():
-            game = _check_game(game, impl.plugin_name)
+        # pluggy types a hook's answer as object: the spec's list, each item checked here.
+        for found in cast("Iterable[object]", impl.function() or ()):
+            game = _check_game(found, impl.plugin_name)
             if game.id in reg.games:
                 raise PluginError(
                     f"game {game.id!r} is claimed by plugins {claimed[game.id]!r} and "
@@ -251,7 +252,7 @@ def load(
             if game.hookspecs is not None:
                 pm.add_hookspecs(game.hookspecs)
     for impl in pm.hook.tablestate_house_rules.get_hookimpls():
-        rules = list(impl.function() or ())
+        rules = list(cast("Iterable[object]", impl.function() or ()))
         if len(rules) != 1:
             raise PluginError(
                 f"plugin {impl.plugin_name!r}: a house-rule plugin returns exactly one rule, "

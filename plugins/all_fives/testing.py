@@ -92,28 +92,33 @@ def _random_rules(k: int) -> dict[str, Any]:
     }
 
 
+# Seats, house rules and options of a case.
+_Case = tuple[Sequence[int], Sequence[str], Mapping[str, Any]]
+
 PLAYOUTS: Final = (
     *(
         _config(*c)
-        for c in [
-            ((0, 1), (), {}),
-            ((1, 3), (), FAST),
-            ((0, 1, 2), (), {}),
-            ((0, 2, 3), (), FAST),
-            *[((0, 1), (rule,), FAST) for rule in FITS[2]],
-            *[((0, 1, 3), (rule,), FAST) for rule in FITS[3]],
-            ((0, 1, 2, 3), (PARTNERS,), FAST),
-            ((0, 1, 2, 3), (PARTNERS, MAY_TRUMP, HLJG), {"gameTie": "dealerOpponents"}),
-            ((0, 2), (HLJG, MAY_TRUMP), {"lowGoesTo": "won", "gameTie": "eldest"}),
-            (
-                (0, 1, 2),
-                (HLJG, PEG_OUT, GIFT_ALL),
-                {"gameTie": "dealerOpponents", "targetScore": 41},
-            ),
-            ((2, 3), (BUNCH, DISCARD_SIX, JACK_BONUS, NO_GIFT_WIN), FAST),
-            ((0, 1), FITS[2], {}),
-            *[(tuple(range(n)), *traditional(n)) for n in (2, 3, 4)],
-        ]
+        for c in list[_Case](
+            [
+                ((0, 1), (), {}),
+                ((1, 3), (), FAST),
+                ((0, 1, 2), (), {}),
+                ((0, 2, 3), (), FAST),
+                *[((0, 1), (rule,), FAST) for rule in FITS[2]],
+                *[((0, 1, 3), (rule,), FAST) for rule in FITS[3]],
+                ((0, 1, 2, 3), (PARTNERS,), FAST),
+                ((0, 1, 2, 3), (PARTNERS, MAY_TRUMP, HLJG), {"gameTie": "dealerOpponents"}),
+                ((0, 2), (HLJG, MAY_TRUMP), {"lowGoesTo": "won", "gameTie": "eldest"}),
+                (
+                    (0, 1, 2),
+                    (HLJG, PEG_OUT, GIFT_ALL),
+                    {"gameTie": "dealerOpponents", "targetScore": 41},
+                ),
+                ((2, 3), (BUNCH, DISCARD_SIX, JACK_BONUS, NO_GIFT_WIN), FAST),
+                ((0, 1), FITS[2], {}),
+                *[(tuple(range(n)), *traditional(n)) for n in (2, 3, 4)],
+            ]
+        )
     ),
     *(_random_rules(k) for k in range(12)),
     # the same seed gives the same game (every case replays its moves), a bot in one seat

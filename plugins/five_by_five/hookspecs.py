@@ -8,6 +8,9 @@ rules of DECISIONS.md section 3 apply. A hookimpl may take only the arguments it
 The reference with examples is ``docs/hooks/five-by-five.md``.
 """
 
+# Hookspecs only: pluggy reads their signatures and never runs their (empty) bodies.
+# mypy: disable-error-code="empty-body"
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -18,7 +21,7 @@ Square = tuple[int, int]
 
 
 @hookspec
-def five_by_five_extra_lines() -> Sequence[Sequence[Square]]:  # type: ignore[empty-body]
+def five_by_five_extra_lines() -> Sequence[Sequence[Square]]:
     """Lines that count for line objectives besides the rows and columns.
 
     Called once, at setup; the lines are kept in the state for the whole game (a view
@@ -34,7 +37,7 @@ def five_by_five_extra_lines() -> Sequence[Sequence[Square]]:  # type: ignore[em
 
 
 @hookspec
-def five_by_five_objectives_public() -> bool:  # type: ignore[empty-body]
+def five_by_five_objectives_public() -> bool:
     """Whether objective hands are public at this table.
 
     Called once, at setup; the answer is kept in the state (a view has no rule set).
@@ -66,7 +69,7 @@ def five_by_five_adjust_value(value: int, delta: int) -> int | None:
 
 
 @hookspec
-def five_by_five_swap_allowed(first: str | None, second: str | None) -> bool:  # type: ignore[empty-body]
+def five_by_five_swap_allowed(first: str | None, second: str | None) -> bool:
     """Whether a Swap between two adjacent squares stands where one of them is empty.
 
     The base rule swaps two dice only. Called for orthogonally adjacent squares of which
@@ -82,7 +85,7 @@ def five_by_five_swap_allowed(first: str | None, second: str | None) -> bool:  #
 
 
 @hookspec
-def five_by_five_die_leaves_game(die: str) -> bool:  # type: ignore[empty-body]
+def five_by_five_die_leaves_game(die: str) -> bool:
     """Whether a die taken off the board by Remove or Paint leaves the game.
 
     By default it returns to the supply (FB-8), so a colour can come back. Called for the
@@ -99,7 +102,7 @@ def five_by_five_die_leaves_game(die: str) -> bool:  # type: ignore[empty-body]
 
 
 @hookspec
-def five_by_five_special_shared(objective: str, claimed_by: Sequence[int], seat: int) -> bool:  # type: ignore[empty-body]
+def five_by_five_special_shared(objective: str, claimed_by: Sequence[int], seat: int) -> bool:
     """Whether a seat may still score a special objective that others have scored.
 
     By default the first seat to claim a special takes it. Called only when the special is
@@ -116,7 +119,7 @@ def five_by_five_special_shared(objective: str, claimed_by: Sequence[int], seat:
 
 
 @hookspec
-def five_by_five_forfeit_discards(hand: Sequence[str]) -> Sequence[Sequence[str]]:  # type: ignore[empty-body]
+def five_by_five_forfeit_discards(hand: Sequence[str]) -> Sequence[Sequence[str]]:
     """More ways to forfeit a turn by discarding action cards.
 
     By default a forfeit discards the whole action hand (then draws back to the hand
@@ -134,7 +137,7 @@ def five_by_five_forfeit_discards(hand: Sequence[str]) -> Sequence[Sequence[str]
 
 
 @hookspec
-def five_by_five_finish_round() -> bool:  # type: ignore[empty-body]
+def five_by_five_finish_round() -> bool:
     """Whether play goes on after the board fills until the round of turns is complete.
 
     By default the game ends as soon as the last square fills (FB-14) and the last

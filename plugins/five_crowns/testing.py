@@ -162,7 +162,7 @@ class Facts(GameFacts):
         """The cards that left the mover's hand, but for what it kept: when the round ended
         and the hands were dealt anew, its leftover (shown to itself alone)."""
         pos = _pos(before, seat)
-        if pos is None:
+        if pos is None or seat is None:  # seat None has no position either
             return set()
         kept: Sequence[str] = after.hands[pos]
         if any(e.type == "round.scored" for e in events):

@@ -144,13 +144,14 @@ class Checks(SchemaExtension):
     def validation_rules(cls) -> tuple[type[ASTValidationRule], ...]:
         """The rules an operation is validated by: Strawberry's (graphql's specified rules,
         those of an ``ExecutionContext``) and ours (``on_operation`` adds them)."""
-        return (*ExecutionContext(None, None, ()).validation_rules, *cls.rules)  # type: ignore[arg-type]
+        bare = ExecutionContext(None, None, ())  # type: ignore[arg-type]  # read for its rules only
+        return (*bare.validation_rules, *cls.rules)
 
     @classmethod
     def check(cls, schema: GraphQLSchema, document: DocumentNode) -> bool:
         """Whether ``document`` passes every check of ``on_validate``, checked here when the
         slow path has not checked it yet (the same checks, rules and cache)."""
-        found = cls._problems.get(document)
+        found: _Refusal | tuple[GraphQLError, ...] | None = cls._problems.get(document)
         if found is None:
             found = cls._problems.put(
                 document, cls._verdict(schema, document, cls.validation_rules())

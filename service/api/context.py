@@ -72,7 +72,7 @@ class Context:
         """
         if self._credential is _UNRESOLVED:
             self._credential = await self.services.authenticate(self.token)
-        return self._credential  # type: ignore[no-any-return]
+        return self._credential  # type: ignore[no-any-return]  # a Caller or None by now
 
     async def rights(self, loaded: Loaded | None) -> Rights:
         """What the caller holds at this table as loaded."""

@@ -81,7 +81,7 @@ def build_schema(
     registry: Registry, settings: Settings | None = None, metrics: Metrics | None = None
 ) -> TablestateSchema:
     """The schema of the installed plugins."""
-    settings = settings or Settings()
+    limits = settings or Settings()
     _check_names(registry)
     make_move = moves.make_move_resolver(_move_input(registry))
     mutations = (*tables.BEFORE_MOVES, (make_move, moves.DESCRIPTION), *tables.AFTER_MOVES)
@@ -91,16 +91,16 @@ def build_schema(
     )
 
     class _Checks(Checks):
-        max_tokens = settings.max_tokens
+        max_tokens = limits.max_tokens
         # The limiters build their validation rules as classes per instance; build them
         # once, so that every request validates with the same rules.
         rules = (
-            *QueryDepthLimiter(max_depth=settings.max_depth).validation_rules,
-            *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
+            *QueryDepthLimiter(max_depth=limits.max_depth).validation_rules,
+            *MaxAliasesLimiter(max_alias_count=limits.max_aliases).validation_rules,
         )
-        max_aliases = settings.max_aliases
-        max_cost = settings.max_cost
-        max_mutations = settings.max_mutations
+        max_aliases = limits.max_aliases
+        max_cost = limits.max_cost
+        max_mutations = limits.max_mutations
 
     _Checks.metrics = metrics = metrics or Metrics()
     schema = TablestateSchema(
@@ -109,7 +109,7 @@ def build_schema(
         subscription=_root("Subscription", strawberry.subscription, events.FIELDS),
         types=list(state_types),
         config=StrawberryConfig(auto_camel_case=True),
-        execution_context_class=SharingExecutor,  # type: ignore[arg-type]
+        execution_context_class=SharingExecutor,
         extensions=[_Checks],
     )
     schema.metrics = metrics

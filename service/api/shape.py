@@ -62,8 +62,9 @@ def aliases(document: DocumentNode) -> int:
         for sel in stack.pop().selections:
             if isinstance(sel, FieldNode) and sel.alias is not None:
                 count += 1
-            if getattr(sel, "selection_set", None) is not None:
-                stack.append(sel.selection_set)
+            inner = getattr(sel, "selection_set", None)  # a field's or inline fragment's
+            if inner is not None:
+                stack.append(inner)
     return count
 
 
@@ -185,8 +186,8 @@ def fragment_problem(document: DocumentNode) -> str | None:
                     if sel.name.value not in defined:
                         return f"Unknown fragment '{sel.name.value}'."
                     spreads.add(sel.name.value)
-                elif sel.selection_set is not None:
-                    stack.append(sel.selection_set)
+                elif (inner := getattr(sel, "selection_set", None)) is not None:
+                    stack.append(inner)
         if isinstance(definition, FragmentDefinitionNode):
             graph[definition.name.value] = spreads
     done: set[str] = set()

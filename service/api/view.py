@@ -40,7 +40,7 @@ from strawberry.subscriptions import (
 )
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
-from strawberry.types.unset import UNSET, UnsetType
+from strawberry.types.unset import UnsetType
 
 from tablestate import _json, logs, tracing
 from tablestate.api import fanout
@@ -153,7 +153,7 @@ class GraphQLApp(GraphQL[Context, None]):
     )
     graphql_transport_ws_handler_class = TransportWS
     graphql_ws_handler_class = LegacyWS
-    websocket_adapter_class = Socket  # type: ignore[assignment]
+    websocket_adapter_class = Socket
 
     def __init__(self, services: Services, schema: Any) -> None:
         s = services.settings
@@ -185,8 +185,8 @@ class GraphQLApp(GraphQL[Context, None]):
             raise json.JSONDecodeError("nested too deeply", "", 0) from None
         if _brackets(data) > MAX_JSON_DEPTH and not depth_ok(value, MAX_JSON_DEPTH):
             raise json.JSONDecodeError(f"nested deeper than {MAX_JSON_DEPTH}", "", 0)
-        escaped = b"\\u" if isinstance(data, bytes) else "\\u"
-        if escaped in data and not text_ok(value):  # type: ignore[operator]
+        escaped = b"\\u" in data if isinstance(data, bytes) else "\\u" in data
+        if escaped and not text_ok(value):
             raise json.JSONDecodeError("a string is not valid Unicode", "", 0)
         return value
 
@@ -195,10 +195,10 @@ class GraphQLApp(GraphQL[Context, None]):
         encoded once (``api/fanout.py``), over a WebSocket or an HTTP stream."""
         shared = fanout.shared_payload(data)
         if shared is not None:
-            return fanout.encode_message(data, shared)  # type: ignore[arg-type]
+            return fanout.encode_message(data, shared)  # type: ignore[arg-type]  # a dict, as found
         shared = fanout.shared_result(data)
         if shared is not None:
-            return fanout.encode_result(data, shared)  # type: ignore[arg-type]
+            return fanout.encode_result(data, shared)  # type: ignore[arg-type]  # a dict, as found
         return _json.dumps(data)
 
     def parse_json(self, data: str | bytes) -> Any:
@@ -280,7 +280,7 @@ class GraphQLApp(GraphQL[Context, None]):
             await context.credential()
         except ApiError as exc:
             raise ConnectionRejectionError({"code": exc.code, "message": exc.message}) from exc
-        return UNSET
+        return UnsetType()  # UNSET, the one instance (typed Any where Strawberry names it)
 
     # -- the edge ----------------------------------------------------------------------
 

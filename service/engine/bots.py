@@ -43,7 +43,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-from tablestate.engine.game import BotView, GameDef, Move, Outcome
+# A bot's module imports BotView from here, with the functions that make one.
+from tablestate.engine.game import BotView as BotView
+from tablestate.engine.game import GameDef, Move, Outcome
 from tablestate.engine.rng import Rng
 from tablestate.engine.ruleset import RuleSet
 

@@ -60,8 +60,8 @@ def evolve(obj: T, **changes: Any) -> T:
     for write, value in zip(in_order, read(obj), strict=False):  # the same length
         write(new, value)
     for name, value in changes.items():
-        write = writers.get(name)
-        if write is None:
+        setter = writers.get(name)
+        if setter is None:
             raise TypeError(f"{cls.__name__} has no field {name!r}")
-        write(new, value)
+        setter(new, value)
     return new

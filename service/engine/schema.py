@@ -18,8 +18,8 @@ import enum
 import inspect
 import types
 import typing
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final, TypeVar, cast
 
 import strawberry
 from strawberry.types.base import StrawberryList, StrawberryOptional, get_object_definition
@@ -28,6 +28,7 @@ from strawberry.types.field import StrawberryField
 from strawberry.utils.str_converters import to_camel_case
 
 _KEY: Final = "_tablestate_id"  # where ``from_view`` leaves an object's id
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def global_id(type_name: str, *key: object) -> str:
@@ -49,6 +50,14 @@ def parse_global_id(text: str) -> tuple[str, list[str]] | None:
     return name, rest.split(":")
 
 
+def resolver(*, description: str) -> Callable[[_F], _F]:
+    """``@strawberry.field(description=...)`` on a resolver method, typed as what the class
+    keeps: Strawberry's own signature says ``Any`` for this call (the same call also makes
+    plain fields), while the type it makes holds the method itself again (Strawberry puts
+    it back once the dataclass is made)."""
+    return cast("Callable[[_F], _F]", strawberry.field(description=description))
+
+
 def _own_id(self: Any) -> strawberry.ID:
     key, path = self.__dict__.get(_KEY) or ("", "")
     if not key:
@@ -57,7 +66,7 @@ def _own_id(self: Any) -> strawberry.ID:
 
 
 def _id_field(owner: type, text: str) -> StrawberryField:
-    found = strawberry.field(resolver=_own_id, description=text)
+    found = strawberry.field(_own_id, description=text)
     found.python_name = "id"
     found.origin = owner
     return found
@@ -107,7 +116,7 @@ def _give_ids(annotations: Mapping[str, Any]) -> None:
 
 @strawberry.interface(description="A game's state as the viewer may see it.")
 class GameState:
-    @strawberry.field(
+    @resolver(
         description="This state as you see it at this version: a new id at every version "
         "and for every seat, so that a client's cache keeps each state whole."
     )

@@ -105,8 +105,8 @@ def docs(cls: type) -> tuple[str | None, dict[str, str]]:
         else:
             for n in current:
                 found[n] = f"{found[n]} {text}".strip()
-    said = {n: text[:1].upper() + text[1:] for n, text in found.items()}
-    return (" ".join(summary) or None), said
+    described = {n: text[:1].upper() + text[1:] for n, text in found.items()}
+    return (" ".join(summary) or None), described
 
 
 def shape_of(tp: Any, where: str = "") -> Shape:

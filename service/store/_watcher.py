@@ -154,7 +154,7 @@ class Watcher:
         while True:
             pubsub = self._open()
             try:
-                await pubsub.connect()  # type: ignore[no-untyped-call]  # untyped upstream
+                await pubsub.connect()
                 # From here on watch() subscribes by itself; the channels watched before
                 # this line are subscribed just below, with no await in between.
                 self._pubsub = pubsub
@@ -173,7 +173,7 @@ class Watcher:
             finally:
                 self._pubsub = None
                 with contextlib.suppress(*_LOST):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()
             dropped = True
             await asyncio.sleep(delay)
             delay = min(delay * 2, self._backoff[1])

@@ -95,7 +95,11 @@ def sentinel_clients(
 ) -> tuple[Redis, Redis]:
     """Command and pub/sub clients of the primary that the sentinels of ``url`` name."""
     address = parse_sentinel_url(url)
-    auth = {"username": address.username, "password": address.password, "db": address.db}
+    auth: dict[str, Any] = {
+        "username": address.username,
+        "password": address.password,
+        "db": address.db,
+    }
     sentinel = Sentinel(
         list(address.sentinels),
         sentinel_kwargs={k: v for k, v in common.items() if k != "socket_keepalive"},
@@ -199,7 +203,7 @@ class Acknowledger:
             await cluster.nodes_manager.initialize()
 
     async def run(
-        self, key: str, build: Callable[[Pipeline], None], script: Any = None
+        self, key: str, build: Callable[[Pipeline], object], script: Any = None
     ) -> tuple[list[Any], bool]:
         """The replies of the commands ``build`` adds to a pipeline on the connection of
         ``key``'s primary, and whether the acknowledgement came in time. A ``script``
@@ -211,6 +215,7 @@ class Acknowledger:
             StoreUnavailable: the Cluster named another node (its map is reloaded).
         """
         client = self._node_client(key) if isinstance(self._client, RedisCluster) else None
+        # A Cluster whose node is unknown: its own pipeline, which takes the same commands.
         target: Redis = client if client is not None else self._client  # type: ignore[assignment]
         for attempt in (0, 1):
             pipe = target.pipeline(transaction=False)

@@ -132,6 +132,7 @@ def facts_of(registry: Registry, game_id: str) -> GameFacts:
     for info in registry.plugins:
         if game_id in info.games:
             module = registry.pm.get_plugin(info.name)
+            assert module is not None  # a plugin the registry lists is registered
             found: GameFacts = importlib.import_module(f"{module.__name__}.testing").FACTS
             return found
     raise LookupError(f"no installed game {game_id!r}")

@@ -160,7 +160,9 @@ async def lobby_events(
     context = info.context
     services = context.services
     game = str(game_id) if game_id is not None else None
-    async with services.lobby.listen(game) as listening:
+    lobby = services.lobby
+    assert lobby is not None  # the app makes one (create_app)
+    async with lobby.listen(game) as listening:
         page: str | None = None
         listed = 0
         for _ in range(LOBBY_SNAPSHOT // MAX_PAGE * 2):  # hidden tables use up reads too

@@ -11,7 +11,7 @@ from tablestate.api.types.nodes import Node
 from tablestate.engine.game import HouseRuleDef
 from tablestate.engine.lobby import EVENT_TYPES as SOCIAL_EVENT_TYPES
 from tablestate.engine.options import table_schema
-from tablestate.engine.schema import global_id
+from tablestate.engine.schema import global_id, resolver
 from tablestate.engine.table import CORE_EVENT_TYPES
 from tablestate.plugins import PluginInfo, Registry
 from tablestate.webviews import url_of
@@ -81,7 +81,7 @@ class Game(Node):
         description="The game's sentence per event type, for the types it words (by type)."
     )
 
-    @strawberry.field(description="The house rules installed for this game.")
+    @resolver(description="The house rules installed for this game.")
     def house_rules(self, info: Info) -> list[HouseRule]:
         reg = info.context.services.registry
         return [HouseRule.of(r, reg) for r in reg.rules_of(str(self.id))]
@@ -96,7 +96,7 @@ class Game(Node):
             summary=g.summary,
             min_players=g.min_players,
             max_players=g.max_players,
-            options=table_schema(g.options),
+            options=JSON(table_schema(g.options)),
             event_types=types,
             view_module=url_of(g.id, g.web_view),
             uses_chance=g.uses_chance,

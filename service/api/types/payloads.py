@@ -6,8 +6,9 @@ No ``from __future__ import annotations`` here: Strawberry reads these annotatio
 import strawberry
 
 from tablestate.api.context import Context
-from tablestate.api.types.tables import Table, TableEvent, TableStatus
+from tablestate.api.types.tables import Table, TableEvent, TableStatus, table_of
 from tablestate.engine.rights import SPECTATOR
+from tablestate.engine.schema import resolver
 
 Info = strawberry.Info[Context, None]
 
@@ -56,7 +57,7 @@ class LobbyEvent:
     game_id: strawberry.ID | None = strawberry.field(description="Its game.")
     status: TableStatus | None = strawberry.field(description="Its status at the change.")
 
-    @strawberry.field(
+    @resolver(
         description="The table now, as a spectator sees it (null: gone, or not yours to see)."
     )
     async def table(self, info: Info) -> Table | None:
@@ -65,4 +66,4 @@ class LobbyEvent:
         loaded = await info.context.services.tables.reads.load(str(self.table_id))
         if loaded is None or await info.context.watches(loaded) is None:
             return None
-        return Table(_loaded=loaded, _rights=SPECTATOR)
+        return table_of(loaded, SPECTATOR)

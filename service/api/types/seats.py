@@ -13,7 +13,7 @@ import strawberry
 from tablestate.api.types.nodes import NODE_ID, Node
 from tablestate.engine import clock
 from tablestate.engine.bots import level_of
-from tablestate.engine.schema import global_id
+from tablestate.engine.schema import global_id, resolver
 
 
 @strawberry.enum(description="Who sits in a seat.")
@@ -66,7 +66,7 @@ class Seat(Node):
     _kind: strawberry.Private[str] = "EMPTY"
     _present: strawberry.Private[Any] = None
 
-    @strawberry.field(
+    @resolver(
         description="Whether the seat is connected: a human with a `tableEvents` "
         "subscription open (on any replica), or a bot; away otherwise."
     )

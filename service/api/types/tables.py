@@ -19,7 +19,7 @@ from tablestate.api.types.games import Game, HouseRule
 from tablestate.api.types.nodes import Node, PageInfo
 from tablestate.api.types.seats import GameResult, Seat, _Once, _seat_of
 from tablestate.engine.rights import Rights
-from tablestate.engine.schema import GameState, from_view, global_id, state_id
+from tablestate.engine.schema import GameState, from_view, global_id, resolver, state_id
 from tablestate.engine.views import SPECTATING, Sight
 from tablestate.errors import ApiError
 from tablestate.hub import Delivery
@@ -80,12 +80,12 @@ class TableEvent:
     shared: strawberry.Private[dict[Any, Any] | None] = None
     sight: strawberry.Private[Sight] = SPECTATING
 
-    @strawberry.field(description="The table as you see it (its newest version).")
+    @resolver(description="The table as you see it (its newest version).")
     async def table(self, info: Info) -> "Table | None":
         loaded = await info.context.services.tables.reads.load(self.table_id)
         if loaded is None:
             return None
-        return Table(_loaded=loaded, _rights=await _viewing(info, loaded, self))
+        return table_of(loaded, await _viewing(info, loaded, self))
 
     @classmethod
     def of(cls, event: StoredEvent, table_id: str, seat: int | None) -> "TableEvent":
@@ -94,7 +94,7 @@ class TableEvent:
             version=event.version,
             type=event.type,
             seat=event.seat,
-            data=Sight(seat).event(event),
+            data=JSON(Sight(seat).event(event)),
             table_id=table_id,
             stamp=event.at,
         )
@@ -114,13 +114,13 @@ class TableEvent:
                 version=e.version,
                 type=e.type,
                 seat=e.seat,
-                data=item.data_for(sees),
+                data=JSON(item.data_for(sees)),
                 table_id=table_id,
                 stamp=e.at,
                 shared=item.memo.setdefault(("results", table_id, sees), {}),
                 sight=sight,
             )
-        return found  # type: ignore[no-any-return]
+        return found
 
 
 @strawberry.type(description="One event of a page of a table's events.")
@@ -142,34 +142,38 @@ class Table(Node):
     # What the viewer holds at this table, asked at this version (service/engine/rights.py).
     _rights: strawberry.Private[Rights]
 
-    @strawberry.field(description="The table id (also its global id: `node(id:)` takes it).")
-    def id(self) -> strawberry.ID:
+    # A resolver in place of Node's plain field: Strawberry takes either; mypy's dataclass
+    # view of the two classes takes only a field (``table_of`` builds a Table for it).
+    @resolver(  # type: ignore[misc]  # a resolver for Node's field
+        description="The table id (also its global id: `node(id:)` takes it)."
+    )
+    def id(self) -> strawberry.ID:  # type: ignore[override]  # a resolver for Node's field
         return strawberry.ID(self._loaded.table.id)
 
-    @strawberry.field(description="The game played here.")
+    @resolver(description="The game played here.")
     def game(self, info: Info) -> Game:
         return Game.of(self._loaded.game.id, info.context.services.registry)
 
-    @strawberry.field(description="OPEN, PLAYING or FINISHED.")
+    @resolver(description="OPEN, PLAYING or FINISHED.")
     def status(self) -> TableStatus:
         return TableStatus(self._loaded.table.status)
 
-    @strawberry.field(description="+1 on every commit (a move, a seat change, a rule toggle).")
+    @resolver(description="+1 on every commit (a move, a seat change, a rule toggle).")
     def version(self) -> int:
         return self._loaded.version
 
-    @strawberry.field(description="The newest event's cursor (null: none yet).")
+    @resolver(description="The newest event's cursor (null: none yet).")
     async def cursor(self, info: Info) -> str | None:
         # The newest of the events this viewer may see: a seat's cursor never moves for an
         # event it does not get (spectators' chat).
         newest = await visible_events(info, self._loaded.table.id, self._rights.seat, None, 0, 1)
         return newest[-1].cursor if newest else None
 
-    @strawberry.field(description="The table options, defaults filled in.")
+    @resolver(description="The table options, defaults filled in.")
     def options(self) -> JSON:
-        return dict(self._loaded.table.options)
+        return JSON(dict(self._loaded.table.options))
 
-    @strawberry.field(description="The house rules enabled at this table.")
+    @resolver(description="The house rules enabled at this table.")
     def house_rules(self, info: Info) -> list[HouseRule]:
         reg = info.context.services.registry
         return [
@@ -178,11 +182,11 @@ class Table(Node):
             if r in reg.house_rules
         ]
 
-    @strawberry.field(description="Every seat, empty ones included.")
+    @resolver(description="Every seat, empty ones included.")
     def seats(self, info: Info) -> list[Seat]:
         return seats_of(self._loaded, info.context)
 
-    @strawberry.field(description="The game state as you may see it; null while OPEN.")
+    @resolver(description="The game state as you may see it; null while OPEN.")
     def state(self) -> GameState | None:
         sight = Sight.of(self._rights)
         seat = sight.seat
@@ -193,12 +197,12 @@ class Table(Node):
         key = state_id(state_type.__name__, self._loaded.table.id, self._loaded.version, seat)
         return from_view(state_type, view, key)  # type: ignore[no-any-return]
 
-    @strawberry.field(description="Your legal moves now; each is a valid MoveInput.")
+    @resolver(description="Your legal moves now; each is a valid MoveInput.")
     def legal_moves(self) -> list[JSON]:
         field = camel(self._loaded.game.id)
-        return [{field: dict(m)} for m in self._loaded.legal_moves(self._rights.seat)]
+        return [JSON({field: dict(m)}) for m in self._loaded.legal_moves(self._rights.seat)]
 
-    @strawberry.field(description="Events after a cursor, or the newest `last` of them.")
+    @resolver(description="Events after a cursor, or the newest `last` of them.")
     async def events(
         self,
         info: Info,
@@ -213,7 +217,7 @@ class Table(Node):
         found = await visible_events(info, tid, seat, after, first, last)
         return [TableEvent.of(e, tid, seat) for e in found]
 
-    @strawberry.field(
+    @resolver(
         description="A page of the events you may see, oldest first, as a Relay connection: "
         "`first` after `after` (paging forward; `first` 0 to 1000, 100 when neither is "
         "given), or the newest `last`. Cursors are those of `events` and `tableEvents`."
@@ -251,25 +255,25 @@ class Table(Node):
             ),
         )
 
-    @strawberry.field(description="Whether the table is private: unlisted, joined with its code.")
+    @resolver(description="Whether the table is private: unlisted, joined with its code.")
     def private(self) -> bool:
         return self._loaded.table.private
 
-    @strawberry.field(description="A private table's join code: shown to its host only.")
+    @resolver(description="A private table's join code: shown to its host only.")
     def join_code(self) -> str | None:
         return self._loaded.table.join_code if self._rights.host else None
 
-    @strawberry.field(description="The table this one is the rematch of, if any.")
+    @resolver(description="The table this one is the rematch of, if any.")
     def rematch_of(self) -> strawberry.ID | None:
         found = self._loaded.table.rematch_of
         return strawberry.ID(found) if found is not None else None
 
-    @strawberry.field(description="This table's rematch, once `rematch` opened it.")
+    @resolver(description="This table's rematch, once `rematch` opened it.")
     def rematch(self) -> strawberry.ID | None:
         found = self._loaded.table.rematch
         return strawberry.ID(found) if found is not None else None
 
-    @strawberry.field(description="The outcome; null until FINISHED.")
+    @resolver(description="The outcome; null until FINISHED.")
     def result(self) -> GameResult | None:
         res = self._loaded.table.result
         if res is None:
@@ -280,23 +284,23 @@ class Table(Node):
             scores=list(res["scores"]),
         )
 
-    @strawberry.field(description="SHA-256 hex of the table's secret seed.")
+    @resolver(description="SHA-256 hex of the table's secret seed.")
     def shuffle_commitment(self) -> str:
         return self._loaded.table.commitment
 
-    @strawberry.field(description="The secret seed, revealed once FINISHED.")
+    @resolver(description="The secret seed, revealed once FINISHED.")
     def shuffle_seed(self) -> str | None:
         return self._loaded.table.revealed_seed
 
-    @strawberry.field(description="The client seeds given at joinTable, by seat index.")
+    @resolver(description="The client seeds given at joinTable, by seat index.")
     def client_seeds(self) -> list[str | None]:
         return [s.client_seed for s in self._loaded.table.seats]
 
-    @strawberry.field(description="When the table was created.")
+    @resolver(description="When the table was created.")
     def created_at(self) -> datetime:
         return _dt(self._loaded.table.created_at)
 
-    @strawberry.field(description="When the table last changed.")
+    @resolver(description="When the table last changed.")
     def updated_at(self) -> datetime:
         return _dt(self._loaded.table.updated_at)
 
@@ -382,4 +386,5 @@ def seats_of(loaded: Loaded, context: Context) -> list[Seat]:
 
 def table_of(loaded: Loaded, held: Rights) -> Table:
     """The table as a viewer holding ``held`` (asked at this table) sees it."""
-    return Table(_loaded=loaded, _rights=held)
+    # Node's ``id`` is a resolver here (Table.id), not the init field mypy takes it for.
+    return Table(_loaded=loaded, _rights=held)  # type: ignore[call-arg]  # id: a resolver
