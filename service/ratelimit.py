@@ -34,6 +34,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from graphql import GraphQLFormattedError
+
 from tablestate.config import Settings
 from tablestate.metrics import Metrics
 from tablestate.store.base import RateBuckets
@@ -318,7 +320,7 @@ class Guard:
             self._sockets.pop(client.address, None)
 
 
-def refusal(wait: float) -> dict[str, Any]:
+def refusal(wait: float) -> GraphQLFormattedError:
     """The GraphQL error of a request refused by a rate limit."""
     return {
         "message": f"too many requests; retry in {wait:.2f} s",

@@ -41,7 +41,7 @@ from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
 from websockets.exceptions import InvalidState
-from websockets.frames import Frame, apply_mask
+from websockets.frames import Frame, apply_mask  # type: ignore[attr-defined]  # the C speedup
 from websockets.protocol import State
 
 from tablestate.config import Settings

@@ -190,7 +190,7 @@ class Direct:
         formatted = [e.formatted for e in errors]
         if not ran:
             await operation.send_operation_message(
-                {"id": operation.id, "type": "error", "payload": formatted}  # type: ignore[typeddict-item]
+                {"id": operation.id, "type": "error", "payload": formatted}
             )
             return
         await answer(operation, {"data": data, "errors": formatted} if errors else {"data": data})

@@ -66,7 +66,7 @@ class SharedData(dict[str, Any]):
         self.text: str | None = None
 
 
-def _event_fields_only(executor: Executor) -> bool:
+def _event_fields_only(executor: Executor[Any]) -> bool:
     """Whether the operation selects nothing but ``EVENT_FIELDS`` of its one root field
     (written out as fields: a fragment counts as more)."""
     roots = executor.operation.selection_set.selections
@@ -79,7 +79,7 @@ def _event_fields_only(executor: Executor) -> bool:
     )
 
 
-def _operation_key(executor: Executor) -> tuple[Any, bool] | None:
+def _operation_key(executor: Executor[Any]) -> tuple[Any, bool] | None:
     """What identifies an operation's results for one event: the operation (one parsed
     document per query text, see ``api.shape.cached_parse``) and its variables, and
     whether it selects past the event's own fields; None when a variable is not a plain

@@ -9,9 +9,9 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from graphql import GraphQLError
+from graphql import GraphQLError, GraphQLFormattedError
 from starlette.websockets import WebSocketState
 from strawberry.http.exceptions import WebSocketDisconnected
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Operation
@@ -23,12 +23,17 @@ from tablestate.api.upstream import SENT_AFTER_CLOSE, Adapter, TransportHandler
 from tablestate.edge import Connection, connection_of
 from tablestate.ratelimit import Budget, Client, refusal
 
+if TYPE_CHECKING:  # the app that makes these handlers, which imports this module
+    from tablestate.api.view import GraphQLApp
+
 log = logging.getLogger("tablestate.api")
 
 CLOSE_TOO_MANY_MESSAGES: Final = 1008  # policy violation
 
 
-async def _operation_refused(handler: Any, running: int, message: Any) -> dict[str, Any] | None:
+async def _operation_refused(
+    handler: Any, running: int, message: Any
+) -> GraphQLFormattedError | None:
     """Why one more operation on this WebSocket is refused (a GraphQL error), if it is."""
     view = handler.view
     payload = message.get("payload")
@@ -55,7 +60,8 @@ async def _admitted(handler: Any, message: Any, start: str, stop: str, running: 
     kind = message.get("type")
     if kind == start or (kind == stop and message.get("id") in running):
         return True
-    return await handler.websocket.spend()
+    socket: Socket = handler.websocket
+    return await socket.spend()
 
 
 class TransportWS(TransportHandler):
@@ -63,6 +69,8 @@ class TransportWS(TransportHandler):
     A document that does not parse is answered like any refused one, with an ``error``
     message and its code (Strawberry would close the whole connection, and its other
     subscriptions, with 4400)."""
+
+    view: GraphQLApp
 
     async def handle_message(self, message: Any) -> None:
         if await _admitted(self, message, "subscribe", "complete", self.operations):
@@ -112,7 +120,7 @@ class TransportWS(TransportHandler):
         if self.connection_acknowledged and isinstance(op_id, str) and op_id not in self.operations:
             refused = await _operation_refused(self, len(self.operations), message)
             if refused is not None:
-                await self.send_message({"id": op_id, "type": "error", "payload": [refused]})  # type: ignore[typeddict-item]
+                await self.send_message({"id": op_id, "type": "error", "payload": [refused]})
                 return
         await super().handle_subscribe(message)
 
@@ -149,7 +157,7 @@ class LegacyWS(BaseGraphQLWSHandler[Context, None]):
             running = len(self.tasks) - (op_id in self.tasks)
             refused = await _operation_refused(self, running, message)
             if refused is not None:
-                await self.send_message({"type": "error", "id": op_id, "payload": refused})  # type: ignore[typeddict-item]
+                await self.send_message({"type": "error", "id": op_id, "payload": refused})
                 return
         await super().handle_start(message)
 
@@ -159,6 +167,8 @@ class Socket(Adapter):
     ASGI server refuses them first, ``service/server.py``) and messages that are not JSON
     objects (close 4400); holds the socket's budget of messages that start no operation;
     and takes a send to a socket that is already closed for the client leaving."""
+
+    view: GraphQLApp  # type: ignore[assignment]  # Strawberry's says: a view of no context
 
     def __init__(self, view: Any, request: Any, response: Any) -> None:
         super().__init__(view, request, response)

@@ -9,6 +9,7 @@ service calls the store: timed, and ``UNAVAILABLE`` when it cannot be reached.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import json
 import time
 from collections import OrderedDict
@@ -199,7 +200,7 @@ class Tables:
 
     async def mine(
         self, user: User, status: str | None, first: int, after: str | None
-    ) -> tuple[list[Loaded], Page]:
+    ) -> tuple[builtins.list[Loaded], Page]:  # ``list`` is the method above, here
         """A page of the index of ``user``'s tables, newest first: the tables of it where the
         user holds a seat or the host's rights, and the page as read. The index may name
         tables the user no longer holds anything at: each table's own records decide
@@ -209,6 +210,6 @@ class Tables:
         held = [t for t in loaded if t is not None and rights(user, t.table).standing == HELD]
         return held, page
 
-    async def moves(self, table_id: str) -> list[dict[str, Any]]:
+    async def moves(self, table_id: str) -> builtins.list[dict[str, Any]]:
         """The table's move log (for replay)."""
         return [json.loads(m) for m in await self.call("moves", self.store.moves(table_id))]
