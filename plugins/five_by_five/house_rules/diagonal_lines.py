@@ -11,8 +11,8 @@ RULE = HouseRuleDef(
     game_id="five-by-five",
     name="Diagonal lines",
     description=(
-        "The two main diagonals, (0,0)-(4,4) and (0,4)-(4,0), also count as lines for every "
-        "line objective: full-line sums, all even, all odd, full house, the small straight "
+        "The two main diagonals, corner to corner, also count as lines for every line "
+        "objective: full-line sums, all even, all odd, full house, the small straight "
         "(4 consecutive squares of a diagonal) and the three line specials. Touching stays "
         "orthogonal."
     ),
