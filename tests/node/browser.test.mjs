@@ -283,6 +283,50 @@ async function say(page, text, name = null) {
   await page.waitForFunction((t) => [...document.querySelectorAll('.chat .message .text')].some((el) => el.textContent === t), text);
 }
 
+// The WCAG 2 contrast ratio of two computed colours ("rgb(r, g, b)").
+function contrast(fg, bg) {
+  const lum = (css) => {
+    const [r, g, b] = css.match(/\d+(?:\.\d+)?/g).slice(0, 3).map((v) => {
+      const c = Number(v) / 255;
+      return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+// Cards of every suit, a wild one and a small wild one, drawn by the page's own module and
+// styled by its CSS (plain and picked): their colours, backgrounds and the wild tag's size.
+async function sampleCards(page) {
+  return page.evaluate(async () => {
+    const { card } = await import('./js/cards.js');
+    const box = document.createElement('div');
+    box.className = 'cards';
+    const cards = [card('QH'), card('QD'), card('QS'), card('QC'), card('QT'), card('JK'), card('3T', { wild: true }), card('3D', { wild: true, small: true })];
+    const picked = cards.map((c) => {
+      const copy = c.cloneNode(true);
+      copy.classList.add('picked');
+      return copy;
+    });
+    box.append(...cards, ...picked);
+    document.body.append(box);
+    const seen = [...cards, ...picked].map((el) => {
+      const mark = el.querySelector('.wild-mark');
+      const style = getComputedStyle(el);
+      return {
+        label: `${el.getAttribute('aria-label')}${el.classList.contains('picked') ? ', picked' : ''}`,
+        suit: el.className.match(/suit-(\w+)/)[1],
+        colour: getComputedStyle(el.querySelector('.rank')).color,
+        background: style.backgroundColor,
+        mark: mark && { colour: getComputedStyle(mark).color, size: parseFloat(getComputedStyle(mark).fontSize), fits: mark.getBoundingClientRect().width <= el.clientWidth - 4 },
+      };
+    });
+    box.remove();
+    return seen;
+  });
+}
+
 const chatTexts = (page) => page.$$eval('.chat .message .text', (els) => els.map((el) => el.textContent));
 
 function assertNoErrors(...pages) {
@@ -304,6 +348,12 @@ browserTest('the lobby lists the games, their options and house rules in plain w
   await page.click('[data-game="five-crowns"]');
   await page.waitForSelector('#opt-tieBreak');
   await plainWords(page, 'form.create');
+  // Five by Five's house rules say where lines run in words, not in coordinates.
+  await page.click('[data-game="five-by-five"]');
+  const diagonal = page.locator('.rule:has(input[value="five-by-five/diagonal-lines"]) label');
+  await diagonal.waitFor();
+  assert.match(await diagonal.textContent(), /^Diagonal lines The two main diagonals, corner to corner,/);
+  assert.doesNotMatch(await page.textContent('form.create .rules'), /\(\d, ?\d\)/);
   assert.ok(await page.getByRole('checkbox', { name: /^Private/ }).isVisible(), 'a Private option');
   // The open tables are live: a table opened elsewhere appears without a reload, told
   // apart from the others by its options and players.
@@ -318,9 +368,54 @@ browserTest('the lobby lists the games, their options and house rules in plain w
   assertNoErrors(page, phone);
 });
 
+// A move whose answer the network holds back until the page says "Sending…" and marks
+// what was clicked (`selector`); then it goes through.
+async function slowMove(page, selector) {
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  let sent;
+  const asked = new Promise((resolve) => (sent = resolve));
+  const hold = async (route) => {
+    if (!(route.request().postData() || '').includes('makeMove')) return route.fallback();
+    sent();
+    await held;
+    return route.continue();
+  };
+  const isApi = (url) => url.pathname === '/graphql';
+  await page.route(isApi, hold);
+  try {
+    const before = await stateOf(page);
+    await page.click(selector);
+    await asked;
+    await page.waitForFunction(() => /^Sending… /.test(document.querySelector('.turn-status')?.textContent || ''));
+    assert.ok(await page.$(`.moves-area ${selector}.sending`), 'what was clicked is marked');
+    release();
+    await settled(page, before);
+    assert.equal(await page.$('.sending'), null, 'the mark goes with the answer');
+  } finally {
+    release();
+    await page.unroute(isApi, hold);
+  }
+}
+
 browserTest('Five Crowns against a bot: the round summary, chat, the clock, suit colours and why a card is blocked', async () => {
   const page = await player();
   const tableId = await createTable(page, 'five-crowns', 'Ann', { rounds: 2, turnSeconds: 300 });
+  // Every suit's colour reads at 4.5:1 at least on its card, plain or picked; hearts and
+  // diamonds differ; the wild tag is 11 px at least and fits its card, small or not.
+  const sample = await sampleCards(page);
+  for (const c of sample) {
+    const ratio = contrast(c.colour, c.background);
+    assert.ok(ratio >= 4.5, `${c.label}: ${c.colour} on ${c.background} is ${ratio.toFixed(2)}:1`);
+    if (c.mark) {
+      assert.ok(c.mark.size >= 11, `${c.label}: the wild tag is ${c.mark.size}px`);
+      assert.ok(contrast(c.mark.colour, c.background) >= 4.5, `${c.label}: the wild tag's colour`);
+      assert.ok(c.mark.fits, `${c.label}: the wild tag is wider than the inside of its card’s ring`);
+    }
+  }
+  const colourOf = (suit) => sample.find((c) => c.suit === suit).colour;
+  assert.notEqual(colourOf('H'), colourOf('D'), 'hearts and diamonds are told apart');
+  assert.equal(new Set(['H', 'D', 'S', 'C', 'T', 'joker'].map(colourOf)).size, 6, 'five suits and the joker, six colours');
   await addBotAndStart(page);
   await say(page, 'Good luck, bot!');
   let checkedBlocked = false;
@@ -334,7 +429,7 @@ browserTest('Five Crowns against a bot: the round summary, chat, the clock, suit
       const phase = (await p.$('[data-step="stock"].playable')) ? 'draw' : 'discard';
       const colours = await p.$$eval('.hand .card', (els) => els.map((el) => [el.className.match(/suit-(\w+)/)?.[1], getComputedStyle(el).color, el.classList.contains('playable'), el.classList.contains('wild'), getComputedStyle(el).boxShadow]));
       for (const [suit, colour, playable, wild, ring] of colours) {
-        const expected = { H: 'rgb(192, 57, 43)', D: 'rgb(192, 57, 43)', S: 'rgb(31, 35, 40)', C: 'rgb(30, 122, 60)', T: 'rgb(181, 129, 5)', joker: 'rgb(122, 63, 176)' }[suit];
+        const expected = { H: 'rgb(192, 57, 43)', D: 'rgb(31, 95, 180)', S: 'rgb(31, 35, 40)', C: 'rgb(30, 122, 60)', T: 'rgb(138, 100, 0)', joker: 'rgb(122, 63, 176)' }[suit];
         assert.equal(colour, expected, `a ${suit} card is ${colour} (${playable ? 'playable' : 'not playable'})`);
         if (playable && wild) assert.match(ring, /rgb\(242, 182, 50\)/, 'a playable wild card has the playable ring');
       }
@@ -345,6 +440,10 @@ browserTest('Five Crowns against a bot: the round summary, chat, the clock, suit
         await p.click('.hand .card >> nth=0', { force: true });
         await p.waitForSelector('.blocked-note');
         assert.match(await p.textContent('.blocked-note'), /Draw first/);
+        // A draw the server is slow to answer: past 300 ms the turn bar says "Sending…" and
+        // the pile clicked stays marked, until the answer.
+        await slowMove(p, '[data-step="stock"]');
+        return true;
       }
       if (!docsShot && (await p.$('.round-summary'))) {
         // Round 2: the summary of round 1, a running clock and the chat, for the README.
@@ -397,6 +496,9 @@ browserTest('All Fives to 15 against a bot: leave and rejoin, the deal summary, 
   await page.click('dialog.confirm [data-dialog="confirm"]');
   await page.waitForSelector('[data-key="rejoin"]');
   assert.match(await page.textContent('.seat.mine'), /left/);
+  // Left, not online as well (the page is still open).
+  assert.doesNotMatch(await page.textContent('.seat.mine'), /online/);
+  assert.doesNotMatch(await page.textContent('.seats .online'), /Ann/);
   assert.ok(await page.$('.left-banner [role="timer"]'), 'a countdown to come back');
   await page.click('[data-key="rejoin"]');
   await page.waitForFunction(() => !document.querySelector('[data-key="rejoin"]'));
@@ -499,16 +601,55 @@ browserTest('two players and a spectator: a private table joined by code, chat, 
   await bea.goto(`${BASE}/`);
   await bea.waitForSelector('.open-box .conn-live');
   assert.equal(await bea.$(`a[data-table="${tableId}"]`), null, 'a private table is unlisted');
-  // Bea has the address; the page asks for the code, and she types it.
+  assert.match(await ann.textContent('.open-table'), /Invite players with the join code/);
+  // Bea has the address; the page asks for the code. A wrong one is called wrong; then she
+  // types the right one.
   await bea.goto(`${BASE}/#/table/${tableId}`);
   await bea.getByRole('textbox', { name: 'Join code' }).waitFor();
+  await bea.fill('#seat-name', 'Bea');
+  await bea.fill('#join-code', `${code}x`);
+  await bea.click('[data-key="take-seat"]');
+  await bea.waitForSelector('#notice .notice');
+  assert.match(await bea.textContent('#notice'), /join code is wrong/);
+  await bea.click('#notice button');
   await takeSeat(bea, 'Bea', code);
   await ann.waitForFunction(() => document.querySelectorAll('.seat.kind-human').length === 2);
-  // Every seat is taken: a spectator is not offered a seat.
+  // Every seat is taken: a spectator is not offered a seat, and nobody is invited.
   await cy.goto(`${BASE}/#/table/${tableId}`);
   await cy.waitForSelector('.table-page.status-open');
   assert.equal(await cy.$('[data-key="take-seat"]'), null);
   assert.match(await cy.textContent('.open-table'), /Every seat is taken/);
+  for (const p of [ann, cy]) assert.doesNotMatch(await p.textContent('.open-table'), /Invite/);
+  assert.equal(await ann.$('.join-code, [data-key="copy-invite"]'), null, 'no code to join a full table with');
+
+  // Presence stays out of "What happened": Bea reloads twice; Ann and Cy see her come and
+  // go in the seat list only.
+  for (let i = 0; i < 2; i += 1) {
+    await bea.reload();
+    await bea.waitForSelector('.seat.mine');
+  }
+  await bea.waitForSelector('.conn-live');
+  const { table: sofar } = await graphql('query($id: ID!) { table(id: $id) { events(last: 200) { cursor type } } }', { id: tableId });
+  const presence = sofar.events.filter((e) => e.type === 'seat.away' || e.type === 'seat.connected').map((e) => e.cursor);
+  assert.ok(presence.length >= 3, `presence events: ${presence.length}`);
+  for (const p of [ann, cy]) {
+    await p.waitForFunction((cursors) => {
+      const shown = new Set([...document.querySelectorAll('.events li')].map((el) => el.dataset.cursor));
+      return cursors.every((c) => shown.has(c));
+    }, presence);
+    assert.deepEqual(await p.$$eval('.events li.seat-away:not([hidden]), .events li.seat-connected:not([hidden])', (els) => els.map((el) => el.textContent)), []);
+  }
+  // Only an absence longer than a minute is told, once, when it ends.
+  const absences = await ann.evaluate(async () => {
+    const { describeAll } = await import('./js/words.js');
+    const table = { seats: [{ name: 'Ann' }, { name: 'Bea' }], game: { houseRules: [] }, options: {} };
+    const at = (s) => new Date(Date.UTC(2026, 0, 1, 12, 0, s)).toISOString();
+    const events = [
+      ['seat.away', 0], ['seat.connected', 4], ['seat.away', 10], ['seat.away', 20], ['seat.connected', 160],
+    ].map(([type, s], i) => ({ cursor: String(i), version: 1, type, seat: 1, at: at(s), data: {} }));
+    return describeAll(events, table, 0).filter((l) => !l.quiet).map((l) => l.text);
+  });
+  assert.deepEqual(absences, ['Bea is back, after 2 minutes away.']);
 
   // Chat: a seat's message reaches everyone; a spectator's reaches spectators only.
   for (const p of [ann, bea, cy]) await p.getByRole('region', { name: 'Chat' }).getByRole('textbox', { name: 'Chat message' }).waitFor();
@@ -543,6 +684,14 @@ browserTest('two players and a spectator: a private table joined by code, chat, 
   await checkResult(ann, tableId);
   await checkResult(bea, tableId);
   assert.equal(await ann.textContent('.result .seed'), await bea.textContent('.result .seed'));
+  // The winner reads "You win", the other "Ann wins" (or "You and Ann win" at a tie).
+  const { table: ended } = await graphql('query($id: ID!) { table(id: $id) { result { winners } } }', { id: tableId });
+  for (const [p, me, other] of [[ann, 0, 'Bea'], [bea, 1, 'Ann']]) {
+    const won = ended.result.winners.includes(me);
+    const lost = ended.result.winners.includes(1 - me);
+    const expected = won && lost ? `You and ${other} win` : won ? 'You win' : lost ? `${other} wins` : 'Nobody wins';
+    assert.equal(await p.textContent('.result h3'), expected);
+  }
   await checkLog(ann, tableId);
   await checkLog(bea, tableId);
   await shot(bea, 'two-windows-result');
@@ -606,6 +755,8 @@ browserTest('the host: asks before starting with empty seats, removes a seat, ha
   assert.match(await dialog.textContent(), /2 of 3 seats/);
   await page.click('dialog.confirm [data-dialog="confirm"]');
   await page.waitForSelector('.table-page.status-playing');
+  // The seat left empty dropped out of the game: it leaves the seat list.
+  assert.deepEqual(await page.$$eval('.seats .seat', (els) => els.map((el) => el.dataset.seat)), ['0', '1']);
   // The bot's seat goes to a new player, Dan: his link can be copied (it holds his key).
   await page.click('[data-key="replace:1"]');
   await page.fill('#replace-name', 'Dan');
@@ -621,6 +772,18 @@ browserTest('the host: asks before starting with empty seats, removes a seat, ha
   await dan.goto(link);
   await dan.waitForSelector('.seat.mine[data-seat="1"]');
   assert.doesNotMatch(dan.url(), /claim=/);
+  // Dan copies his own seat's link (for his phone): the same key.
+  await dan.click('[data-key="copy-my-seat"]');
+  assert.equal(await dan.evaluate(() => navigator.clipboard.readText()), link);
+  // The address without the key, in another browser: it says whose seat it is and how the
+  // host hands it over, rather than quietly showing the table as a spectator's.
+  const eve = await player();
+  await eve.goto(dan.url());
+  await eve.waitForSelector('.table-page.status-playing');
+  const held = eve.locator('.held-elsewhere');
+  await held.waitFor();
+  assert.match(await held.textContent(), /Dan \(seat 2\) is held in another browser.*“Copy my seat link”.*“Hand over”.*stops working/s);
+  assert.equal(await eve.$('.seat.mine'), null);
   // The host cancels the table: no result, the seed revealed.
   await page.click('[data-key="cancel-table"]');
   await page.click('dialog.confirm [data-dialog="confirm"]');

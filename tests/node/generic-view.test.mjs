@@ -113,7 +113,7 @@ browserTest('Grid Claim from its state type: the board is an ARIA grid, arrow ke
     await moved(page, before);
   }
   await page.waitForSelector('.table-page.status-finished .result');
-  assert.match(await page.textContent('.result h3'), /^Ann \(you\) win$/);
+  assert.match(await page.textContent('.result h3'), /^You win$/);
   assert.equal(await page.locator('.fair').count(), 0, 'no fair-shuffle part for a game without chance');
   // An event with no sentence of its own, in words with its fields.
   assert.ok((await logTexts(page)).includes('Board filled: winners you.'), (await logTexts(page)).join('\n'));

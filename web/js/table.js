@@ -67,6 +67,9 @@ const MOVE = `mutation Move($t: ID!, $m: MoveInput!, $v: Int, $k: String) {
 
 const LOG_SIZE = 200;
 const CHAT_SIZE = 100;
+// A move answered within this time shows nothing more than the page going still; a slower
+// one says "Sending…" and marks what was clicked.
+const SLOW_MS = 300;
 // Events that are not part of a move (for "your last move": Undo, the timeout notice).
 const NOT_MOVES = new Set([...CHAT_TYPES, ...PRESENCE_TYPES, 'clock.started']);
 
@@ -100,6 +103,7 @@ export function showTable(root, tableId, params, app) {
   let connection = 'connecting';
   let connects = 0;
   let busy = false;
+  let sending = null; // the move sent and not answered yet: { keys, label, slow }
   let gone = null; // why the table cannot be shown: 'lost' (the server forgot it) or 'unknown'
   let leavingOnPurpose = false;
   let refreshing = null; // the running fetch of the table, if any
@@ -300,8 +304,9 @@ export function showTable(root, tableId, params, app) {
   // -- actions ----------------------------------------------------------------------
 
   // A mutation; the page stays busy (nothing clickable) until it shows the table after it,
-  // so no click lands on moves of the position before.
-  async function act(mutation, variables, tok = token()) {
+  // so no click lands on moves of the position before. `refused(err)` may word a refusal
+  // itself (it returns the sentence, or null for the server's words).
+  async function act(mutation, variables, tok = token(), { refused = () => null } = {}) {
     busy = true;
     blockedNote = null;
     scheduleRender();
@@ -309,7 +314,7 @@ export function showTable(root, tableId, params, app) {
       return await request(mutation, { t: tableId, ...variables }, tok, tableId);
     } catch (err) {
       if (err instanceof ApiError && err.code === 'UNAUTHENTICATED' && tok) await tokenRefused();
-      else app.notify(err);
+      else app.notify(err, (err instanceof ApiError && refused(err)) || undefined);
       return null;
     } finally {
       await refresh();
@@ -326,8 +331,23 @@ export function showTable(root, tableId, params, app) {
       render();
       return;
     }
+    const steps = [...chooser.picked, chooser.next().get(key)].filter(Boolean);
     const move = chooser.pick(key);
-    if (move) await act(MOVE, { m: move, v: table.version, k: randomKey() });
+    if (move) {
+      sending = { keys: steps.map((s) => s.key), label: steps.map((s) => s.label).join(' › '), slow: false };
+      const slow = setTimeout(() => {
+        if (!sending) return;
+        sending.slow = true;
+        announce(`Sending your move: ${sending.label}.`, true);
+        scheduleRender();
+      }, SLOW_MS);
+      try {
+        await act(MOVE, { m: move, v: table.version, k: randomKey() });
+      } finally {
+        clearTimeout(slow);
+        sending = null;
+      }
+    }
     render();
   }
 
@@ -357,8 +377,15 @@ export function showTable(root, tableId, params, app) {
     }
     store.setPlayerName(name);
     const code = drafts.code.trim() || null;
+    const needsCode = table.private && !hostToken();
+    if (needsCode && !code) {
+      app.notify(null, 'This table is private: type the join code its host gave you.');
+      root.querySelector('#join-code')?.focus();
+      return;
+    }
     // The host joins with the host token, so the seat token keeps host rights.
-    const done = await act(JOIN, { name, seat, seed: randomKey(), code: hostToken() ? null : code }, hostToken());
+    const wrongCode = (err) => (needsCode && err.code === 'FORBIDDEN' && /join code/.test(`${err.reason || ''} ${err.message}`) ? 'That join code is wrong: check it with the host (capitals count) and type it again.' : null);
+    const done = await act(JOIN, { name, seat, seed: randomKey(), code: needsCode ? code : null }, hostToken(), { refused: wrongCode });
     if (done) {
       const { seat: got, playerToken } = done.joinTable;
       store.rememberSeat(tableId, game.id, got, playerToken, name);
@@ -455,6 +482,15 @@ export function showTable(root, tableId, params, app) {
     if (!rec) return;
     const url = new URL(`#/table/${tableId}?seat=${seat}&claim=${encodeURIComponent(rec.token)}`, location.href).href;
     copy(url, `The link for ${handed[seat] || rec.name || `seat ${seat + 1}`} is copied: send it to them (it is their seat’s key).`);
+  }
+
+  // Your own seat's link, to play it from another browser or device (it holds the key).
+  function copyMySeatLink() {
+    const me = mySeat();
+    const rec = me === null ? null : record().seats[me];
+    if (!rec) return;
+    const url = new URL(`#/table/${tableId}?seat=${me}&claim=${encodeURIComponent(rec.token)}`, location.href).href;
+    copy(url, 'Your seat’s link is copied: open it in another browser or device to play this seat there. It holds your seat’s key: keep it to yourself.');
   }
 
   function copy(text, done) {
@@ -630,9 +666,14 @@ export function showTable(root, tableId, params, app) {
   function head(me) {
     const held = Object.keys(record().seats).map(Number);
     const seat = me === null ? null : table.seats[me];
+    const ended = table.status === 'FINISHED' || table.status === 'CANCELLED';
     const ident =
       me !== null
-        ? [`You play ${seat?.name || `seat ${me + 1}`} (seat ${me + 1})${isHost() ? ', host' : ''}. `, h('button', { type: 'button', class: 'link', onclick: () => playAs(null) }, 'Watch instead')]
+        ? [
+            `You play ${seat?.name || `seat ${me + 1}`} (seat ${me + 1})${isHost() ? ', host' : ''}. `,
+            h('button', { type: 'button', class: 'link', onclick: () => playAs(null) }, 'Watch instead'),
+            ended ? null : [' · ', h('button', { type: 'button', class: 'link', 'data-key': 'copy-my-seat', title: 'To play this seat from another browser or device: the link holds your seat’s key.', onclick: copyMySeatLink }, 'Copy my seat link')],
+          ]
         : [
             hostToken() ? 'You are the host, watching. ' : 'You are watching. ',
             held.map((s) => h('button', { type: 'button', class: 'link', onclick: () => playAs(s) }, `Play as ${table.seats[s]?.name || record().seats[s].name || `seat ${s + 1}`} (seat ${s + 1})`)),
@@ -666,7 +707,30 @@ export function showTable(root, tableId, params, app) {
         ident,
         isHost() && (table.status === 'OPEN' || table.status === 'PLAYING') ? [' ', h('button', { type: 'button', class: 'danger small', 'data-key': 'cancel-table', onclick: cancelTable }, 'Cancel the table')] : null,
       ),
-      isHost() && table.private && table.joinCode ? joinCodeLine() : null,
+      me === null ? heldElsewhere() : null,
+      // The code is for joining: shown while a seat is free to join.
+      isHost() && table.private && table.joinCode && table.status === 'OPEN' && table.seats.some((s) => s.kind === 'EMPTY') ? joinCodeLine() : null,
+    );
+  }
+
+  // The address named a seat (…?seat=N) that this browser holds no key to: say whose it is
+  // and how it comes here, rather than quietly showing the table as a spectator's.
+  function heldElsewhere() {
+    const seat = seatHint === null ? null : table.seats[seatHint];
+    if (!seat || seat.kind !== 'HUMAN' || record().seats[seatHint] || table.status === 'FINISHED' || table.status === 'CANCELLED') return null;
+    const who = `${seat.name || 'This seat'} (seat ${seatHint + 1})`;
+    return h(
+      'p',
+      { class: 'held-elsewhere', role: 'status' },
+      `${who} is held in another browser: this one has no key to it, so you are watching. `,
+      'To play it here, open its link from that browser (“Copy my seat link” there)',
+      // The host's own seat: nobody else can hand it over.
+      seat.isHost
+        ? '.'
+        : [
+            ', or ask the host to hand it over: “Hand over” in the host’s seat list gives the seat a new key, in a link the host sends you, and the key in the other browser stops working',
+            table.status === 'OPEN' ? ' (at an open table the host may instead “Remove” the seat, for you to take it again).' : '.',
+          ],
     );
   }
 
@@ -689,7 +753,9 @@ export function showTable(root, tableId, params, app) {
     const toAct = playing ? table.state?.toAct || [] : [];
     const host = isHost();
     const turnSeconds = Number(table.options.turnSeconds || 0);
-    const online = table.seats.filter((s) => s.kind === 'HUMAN' && s.connected).map((s) => seatName(s.index));
+    // A player who left is "left" (with the time to come back), not online, even with the
+    // page still open.
+    const online = table.seats.filter((s) => s.kind === 'HUMAN' && s.connected && !s.rejoinBy).map((s) => seatName(s.index));
     return h(
       'section',
       { class: 'panel seats', 'aria-label': 'Seats' },
@@ -698,12 +764,13 @@ export function showTable(root, tableId, params, app) {
       h(
         'ol',
         {},
-        table.seats.map((s) => {
+        // Seats still empty when the game started dropped out of it: not listed from then on.
+        table.seats.filter((s) => open || s.kind !== 'EMPTY').map((s) => {
           const mine = s.index === me;
           const taken = s.kind !== 'EMPTY';
           const clock = playing && taken ? seatClock(s, readAt, { turnSeconds, mine, label: `${seatName(s.index)}: time left` }) : null;
           const presence =
-            s.kind === 'HUMAN'
+            s.kind === 'HUMAN' && !s.rejoinBy
               ? h('span', { class: `presence ${s.connected ? 'on' : 'off'}`, title: s.connected ? 'Online: a page is open on this seat' : 'Away: no page is open on this seat' }, s.connected ? '● online' : '○ away')
               : null;
           const status = [
@@ -716,7 +783,7 @@ export function showTable(root, tableId, params, app) {
           ].filter(Boolean);
           return h(
             'li',
-            { class: `seat kind-${s.kind.toLowerCase()}${toAct.includes(s.index) ? ' to-act' : ''}${mine ? ' mine' : ''}`, 'data-seat': s.index },
+            { class: `seat kind-${s.kind.toLowerCase()}${toAct.includes(s.index) ? ' to-act' : ''}${mine ? ' mine' : ''}`, 'data-seat': s.index, value: s.index + 1 },
             h(
               'span',
               { class: 'seat-name' },
@@ -810,7 +877,7 @@ export function showTable(root, tableId, params, app) {
       'section',
       { class: 'panel open-table' },
       h('h3', {}, 'Waiting for players'),
-      h('p', {}, `${seated} of ${table.seats.length} seats taken; ${game.name} needs at least ${game.minPlayers}. ${table.private ? 'Invite players with the join code.' : 'Invite someone with this page’s address.'}`),
+      h('p', { class: 'seats-taken' }, `${seated} of ${table.seats.length} seats taken; ${game.name} needs at least ${game.minPlayers}.`, full ? '' : ` ${table.private ? 'Invite players with the join code.' : 'Invite someone with this page’s address.'}`),
       me === null && !full ? joinForm(needsCode) : null,
       me === null && full ? h('p', { class: 'muted' }, 'Every seat is taken: you are watching.') : null,
       host
@@ -893,12 +960,17 @@ export function showTable(root, tableId, params, app) {
     const frozen = busy || offline || table.status !== 'PLAYING';
     const { choices, forfeits } = frozen ? { choices: [], forfeits: [] } : wire(area, chooser, pick, blocked);
     if (frozen) for (const el of area.querySelectorAll('[data-step]')) el.disabled = true;
+    // A slow move: what was clicked stays marked until the server answers.
+    const slow = sending?.slow ? sending : null;
+    const sentShown = slow ? slow.keys.filter((key) => area.querySelector(`[data-step="${CSS.escape(key)}"]`)) : [];
+    for (const key of sentShown) area.querySelector(`[data-step="${CSS.escape(key)}"]`).classList.add('sending');
     if (blockedNote) area.querySelector(`[data-step="${CSS.escape(blockedNote.key)}"]`)?.classList.add('explained');
     const toAct = state?.toAct || [];
     const mine = me === null ? null : table.seats[me];
     const myClock = myTurn ? seatClock(mine, readAt, { turnSeconds: Number(table.options.turnSeconds || 0), mine: true, label: 'Your time left' }) : null;
-    const status =
-      table.status === 'FINISHED'
+    const status = slow
+      ? `Sending… ${slow.label}`
+      : table.status === 'FINISHED'
         ? 'The game is over.'
         : table.status === 'CANCELLED'
           ? 'The host cancelled this table.'
@@ -907,7 +979,7 @@ export function showTable(root, tableId, params, app) {
               ? `Your move: ${chooser.picked.map((s) => s.label).join(' › ')} › …`
               : 'Your turn.'
             : `Waiting for ${toAct.map(seatName).join(', ') || '…'}.`;
-    announce(status);
+    if (!slow) announce(status);
     const timeout = myTimeout();
     const undo = me !== null && canUndo() && !frozen;
     const left = mine?.rejoinBy;
@@ -917,7 +989,7 @@ export function showTable(root, tableId, params, app) {
     return h(
       'section',
       { class: 'panel play' },
-      h('p', { class: `turn-status${myTurn ? ' mine' : ''}` }, status, myClock ? [h('span', { class: 'clock-label' }, ' Time left: '), myClock] : null),
+      h('p', { class: `turn-status${myTurn ? ' mine' : ''}${slow ? ' sending' : ''}` }, status, myClock ? [h('span', { class: 'clock-label' }, ' Time left: '), myClock] : null),
       timeout && table.status !== 'OPEN'
         ? h('p', { class: 'timeout-note', role: 'status' }, `Your time ran out: the server played ${table.status === 'FINISHED' ? 'your last move' : 'a move'} for you.`, timeoutTally(timeout))
         : null,
@@ -927,6 +999,9 @@ export function showTable(root, tableId, params, app) {
         'div',
         { class: 'choices', role: 'toolbar', 'aria-label': 'Your moves' },
         choices,
+        // A button clicked (not a card or square of the view) is gone while the page waits:
+        // it stays, marked and disabled, until the answer.
+        slow && !slow.keys.every((key) => sentShown.includes(key)) ? h('button', { type: 'button', class: 'choice sending', disabled: true, 'data-sent': slow.keys[slow.keys.length - 1] }, slow.label) : null,
         chooser.picked.length ? h('button', { type: 'button', class: 'choice cancel', onclick: () => pick(null) }, 'Cancel (Esc)') : null,
       ),
       undo || (forfeits.length && onlyForfeits)
@@ -973,12 +1048,11 @@ export function showTable(root, tableId, params, app) {
       );
     }
     const result = table.result;
-    const winners = result ? result.winners.map(seatName) : [];
     const canRematch = me !== null || Boolean(hostToken());
     return h(
       'section',
       { class: 'panel result', 'aria-label': 'Result' },
-      h('h3', {}, winners.length ? `${list(winners)} ${winners.length > 1 || result.winners[0] === me ? 'win' : 'wins'}` : 'Nobody wins'),
+      h('h3', {}, winnersLine(result?.winners || [], me)),
       result
         ? h(
             'table',
@@ -1000,6 +1074,15 @@ export function showTable(root, tableId, params, app) {
       game.usesChance ? seedPart() : null,
       h('p', {}, h('a', { href: '#/' }, 'Back to the lobby')),
     );
+  }
+
+  // "You win", "You and Bea win", "Bea wins", "Ann and Bea win".
+  function winnersLine(winners, me) {
+    if (!winners.length) return 'Nobody wins';
+    const mine = winners.includes(me);
+    const others = winners.filter((i) => i !== me).map((i) => table.seats[i]?.name || `Seat ${i + 1}`);
+    const names = mine ? ['You', ...others] : others;
+    return `${list(names)} ${names.length > 1 || mine ? 'win' : 'wins'}`;
   }
 
   // Shown for games that use chance only: a game without shuffles has nothing to prove.

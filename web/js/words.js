@@ -71,6 +71,8 @@ export function wordsContext(table, me) {
 }
 
 const QUIET = { quiet: true };
+// An absence from a table shorter than this (a reload, a dropped connection) is not told.
+const LONG_ABSENCE_S = 60;
 
 // The core's events (service/engine): every game has them.
 const CORE = {
@@ -116,9 +118,19 @@ const CORE = {
     return `${w.name(e.seat)}’s time ran out: the server played a move for them${tally}.`;
   },
   'move.undone': (e, w) => `${w.subject(e.seat)} took back ${e.seat === w.me ? 'your' : 'their'} last move.`,
-  // Your own coming and going is no news to you.
-  'seat.connected': (e, w) => (e.seat === w.me ? QUIET : `${w.name(e.seat)} is online.`),
-  'seat.away': (e, w) => (e.seat === w.me ? QUIET : `${w.name(e.seat)} is away (no page open).`),
+  // Presence is shown by the seats; a reload or a short drop is no news. One line tells
+  // of an absence longer than a minute, when it ends; your own never.
+  'seat.away': (e, w, memo) => {
+    (memo.away ||= {})[e.seat] = memo.away[e.seat] ?? e.at;
+    return QUIET;
+  },
+  'seat.connected': (e, w, memo) => {
+    const since = memo.away?.[e.seat];
+    if (memo.away) delete memo.away[e.seat];
+    const gone = since ? (Date.parse(e.at) - Date.parse(since)) / 1000 : 0;
+    if (e.seat === w.me || !(gone >= LONG_ABSENCE_S)) return QUIET;
+    return `${w.name(e.seat)} is back, after ${durationWords(60 * Math.floor(gone / 60))} away.`;
+  },
   'chat.message': (e) => `${e.data.name}: ${e.data.text}`,
   'chat.spectator': (e) => `${e.data.name} (watching): ${e.data.text}`,
 };
