@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from redis.commands.core import AsyncScript
 
-from tablestate.store._reach import Reach
+from tablestate.store import _wire
+from tablestate.store._reach import Link, Reach
 
 
 class RedisRateBuckets(Reach):
@@ -14,6 +15,10 @@ class RedisRateBuckets(Reach):
     share."""
 
     _limit: AsyncScript
+
+    def __init__(self, link: Link) -> None:
+        super().__init__(link)
+        self._limit = link.redis.register_script(_wire.script("rate_limit.lua"))
 
     async def rate_limit(self, key: str, rate: float, burst: int, cost: int = 1) -> float:
         interval = max(1, round(1_000_000 / rate))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from redis.commands.core import AsyncScript
 
 from tablestate.store import _wire
-from tablestate.store._reach import Reach
+from tablestate.store._reach import Link, Reach
 from tablestate.store.base import StoreUnavailable
 from tablestate.store.topology import Acknowledger
 
@@ -16,6 +16,10 @@ class RedisDueIndex(Reach):
     """``DueIndex`` on Redis, the part of ``RedisStore`` that bots and clocks wait on."""
 
     _claim: AsyncScript
+
+    def __init__(self, link: Link) -> None:
+        super().__init__(link)
+        self._claim = link.redis.register_script(_wire.script("claim_due.lua"))
 
     async def schedule(
         self, table_id: str, version: int, due: float, *, only_sooner: bool = False

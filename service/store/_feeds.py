@@ -4,18 +4,21 @@ sharded pub/sub (``store/_watcher.py``) and handed to the listeners the hub sets
 
 from __future__ import annotations
 
-from tablestate.store._reach import Reach
+from tablestate.store._reach import Link, Reach
 from tablestate.store._watcher import ClusterWatchers, Watcher
 from tablestate.store.base import LOBBY, Listener, LobbyListener
 
 
 class RedisFeeds(Reach):
     """``Feeds`` on Redis, the part of ``RedisStore`` that hears of other replicas'
-    commits and of lobby changes."""
+    commits and of lobby changes, from ``watcher`` (whose news it hands on)."""
 
-    _watcher: Watcher | ClusterWatchers
-    _listener: Listener | None
-    _lobby_listener: LobbyListener | None
+    def __init__(self, link: Link, watcher: Watcher | ClusterWatchers) -> None:
+        super().__init__(link)
+        self._watcher = watcher
+        self._listener: Listener | None = None
+        self._lobby_listener: LobbyListener | None = None
+        watcher.listener = self._dispatch
 
     def set_listener(self, listener: Listener) -> None:
         self._listener = listener

@@ -9,13 +9,17 @@ import math
 from redis.commands.core import AsyncScript
 
 from tablestate.store import _wire
-from tablestate.store._reach import Reach
+from tablestate.store._reach import Link, Reach
 
 
 class RedisPresence(Reach):
     """``Presence`` on Redis, the part of ``RedisStore`` that knows who is connected."""
 
     _presence: AsyncScript
+
+    def __init__(self, link: Link) -> None:
+        super().__init__(link)
+        self._presence = link.redis.register_script(_wire.script("presence.lua"))
 
     def _presence_key(self, table_id: str) -> str:
         return f"{self._tag(table_id)}:p"

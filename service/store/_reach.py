@@ -1,4 +1,5 @@
-"""What every part of the Redis store shares: the client, the key scheme and the one
+"""What every part of the Redis store is built on: its ``Link`` (the client, the commits'
+pipe, the acknowledgement, the key prefix and the timeout), the key scheme and the one
 mapping of Redis's failures to the contract's (``_reach``).
 
 A table's keys share the hash tag ``{t:<id>}`` (so the commit script also runs on Redis
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from redis.asyncio import Redis
@@ -62,15 +64,29 @@ _UNREACHABLE: Final = (
 )
 
 
-class Reach:
-    """The ground under each part of ``RedisStore``: the attributes its ``__init__`` sets
-    for all of them, a table's keys, and the way every call reaches Redis."""
+@dataclass(frozen=True, slots=True)
+class Link:
+    """What ``RedisStore`` gives each of its parts: the same for all of them."""
 
-    _redis: Redis | RedisCluster
-    _pipe: Pipe | None  # the commits' own connection (store/_pipe.py), if any
-    _ack: Acknowledger | None  # how commits are acknowledged; None: by the primary alone
-    _prefix: str
-    _timeout: float
+    redis: Redis | RedisCluster
+    prefix: str
+    timeout: float
+    pipe: Pipe | None = None  # the commits' own connection (store/_pipe.py), if any
+    ack: Acknowledger | None = None  # how commits are acknowledged; None: by the primary alone
+
+
+class Reach:
+    """The ground under each part of ``RedisStore`` (each is built on the store's ``Link``):
+    a table's keys, and the way every call reaches Redis."""
+
+    __slots__ = ("_ack", "_pipe", "_prefix", "_redis", "_timeout")
+
+    def __init__(self, link: Link) -> None:
+        self._redis = link.redis
+        self._pipe = link.pipe
+        self._ack = link.ack
+        self._prefix = link.prefix
+        self._timeout = link.timeout
 
     def _tag(self, table_id: str) -> str:
         """What every key of the table starts with: the prefix and its hash tag."""

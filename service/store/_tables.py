@@ -15,7 +15,7 @@ from typing import Any, Final
 from redis.commands.core import AsyncScript
 
 from tablestate.store import _listing, _wire
-from tablestate.store._reach import Reach
+from tablestate.store._reach import Link, Reach
 from tablestate.store.base import (
     BadCursor,
     CommitResult,
@@ -47,9 +47,17 @@ class RedisTables(Reach):
     _commit: AsyncScript
     _read: AsyncScript
     _append_script: AsyncScript
-    _max_events: int | None
-    _chat_kept: int
-    _idempotency_kept: int
+
+    def __init__(
+        self, link: Link, *, max_events: int | None, chat_kept: int, idempotency_kept: int
+    ) -> None:
+        super().__init__(link)
+        self._max_events = max_events
+        self._chat_kept = chat_kept
+        self._idempotency_kept = idempotency_kept
+        self._commit = link.redis.register_script(_wire.script("commit.lua"))
+        self._read = link.redis.register_script(_wire.script("events.lua"))
+        self._append_script = link.redis.register_script(_wire.script("append.lua"))
 
     def _list_key(self, game_id: str | None, status: str | None) -> str:
         p = self._prefix

@@ -1,13 +1,13 @@
 """The Redis store: every table lives in Redis, so any replica serves any table.
 
-``RedisStore`` builds the clients and puts the store's parts together, one module each,
-all on the same client, key scheme and mapping of Redis's failures (``_reach.py``): the
-tables, their commit and listings (``_tables.py``), the feeds (``_feeds.py``), the
-due-index (``_due.py``), presence (``_presence.py``) and the rate limits
-(``_buckets.py``). Beside them: the commit pipe (``_pipe.py``), the pub/sub readers
-(``_watcher.py``; a plain URL's connection read by ``_pubsub.py``), reply parsing
-(``_wire.py``), pages of listings (``_listing.py``), Sentinel and acknowledgement
-(``topology.py``) and the Lua scripts.
+``RedisStore`` builds the clients and the store's parts, one object of one module each,
+all given the same ``Link`` (client, key prefix, timeout; ``_reach.py``, which also holds
+the key scheme and the mapping of Redis's failures): the tables, their commit and listings
+(``_tables.py``), the feeds (``_feeds.py``), the due-index (``_due.py``), presence
+(``_presence.py``) and the rate limits (``_buckets.py``). Beside them: the commit pipe
+(``_pipe.py``), the pub/sub readers (``_watcher.py``; a plain URL's connection read by
+``_pubsub.py``), reply parsing and the connections (``_wire.py``), pages of listings
+(``_listing.py``), Sentinel and acknowledgement (``topology.py``) and the Lua scripts.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from tablestate.store._due import RedisDueIndex
 from tablestate.store._feeds import RedisFeeds
 from tablestate.store._pipe import Address, Pipe
 from tablestate.store._presence import RedisPresence
+from tablestate.store._reach import Link, Reach
 from tablestate.store._tables import RedisTables
 from tablestate.store._watcher import ClusterWatchers, Watcher
 from tablestate.store.base import CHAT_KEPT, IDEMPOTENCY_KEPT, StoreError
@@ -33,12 +34,16 @@ from tablestate.store.topology import SENTINEL_SCHEME, Acknowledger, sentinel_cl
 
 
 @final
-class RedisStore(RedisTables, RedisFeeds, RedisDueIndex, RedisPresence, RedisRateBuckets):
+class RedisStore:
     """The ``StateStore`` shared by every replica.
 
     Build it with ``from_url``. Commands share one bounded, blocking pool; live
     notifications use one more connection (sharded pub/sub), opened on the first
     ``watch``. An unreachable Redis raises ``StoreUnavailable`` within ``timeout``.
+
+    Its parts are objects of their own, each given the store's ``Link`` and what else it
+    needs (its scripts it registers itself); each call of the contract is a part's method,
+    bound here once, so a call costs no step of the store's.
     """
 
     def __init__(
@@ -62,29 +67,54 @@ class RedisStore(RedisTables, RedisFeeds, RedisDueIndex, RedisPresence, RedisRat
         ]:
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be at least 1, not {value}")
-        self._chat_kept = chat_kept
-        self._idempotency_kept = idempotency_kept
-        self._redis = client
-        self._pipe = pipe  # the commits' own connection (store/_pipe.py), if any
         # How commits are acknowledged (store/topology.py); None: by the primary alone.
-        self._ack = ack if ack is not None and ack.waits else None
-        self._prefix = prefix
-        self._timeout = timeout
-        self._max_events = max_events
-        self._commit = client.register_script(_wire.script("commit.lua"))
-        self._claim = client.register_script(_wire.script("claim_due.lua"))
-        self._limit = client.register_script(_wire.script("rate_limit.lua"))
-        self._append_script = client.register_script(_wire.script("append.lua"))
-        self._read = client.register_script(_wire.script("events.lua"))
-        self._presence = client.register_script(_wire.script("presence.lua"))
-        self._listener = None
-        self._lobby_listener = None
+        acks = ack if ack is not None and ack.waits else None
+        link = Link(client, prefix, timeout, pipe, acks)
+        self._redis, self._pipe, self._ack = client, pipe, acks
+        self._ground = Reach(link)
+        self._keys = self._ground._keys  # a table's keys (the benchmarks clear them)
+        self._watcher: Watcher | ClusterWatchers
         if isinstance(client, RedisCluster):
             self._watcher = ClusterWatchers(client, timeout=timeout)
         else:
             assert pubsub_client is not None
             self._watcher = Watcher(pubsub_client, timeout=timeout, address=pubsub_address)
-        self._watcher.listener = self._dispatch
+
+        tables = RedisTables(
+            link, max_events=max_events, chat_kept=chat_kept, idempotency_kept=idempotency_kept
+        )
+        self.create = tables.create
+        self.load = tables.load
+        self.commit = tables.commit
+        self.idempotency = tables.idempotency
+        self.events = tables.events
+        self.last_events = tables.last_events
+        self.moves = tables.moves
+        self.list = tables.list
+        self.append = tables.append
+        self.add_user_table = tables.add_user_table
+        self.user_tables = tables.user_tables
+
+        due = RedisDueIndex(link)
+        self.schedule = due.schedule
+        self.unschedule = due.unschedule
+        self.claim_due = due.claim_due
+
+        feeds = RedisFeeds(link, self._watcher)
+        self.set_listener = feeds.set_listener
+        self.watch = feeds.watch
+        self.unwatch = feeds.unwatch
+        self.set_lobby_listener = feeds.set_lobby_listener
+        self.watch_lobby = feeds.watch_lobby
+        self.unwatch_lobby = feeds.unwatch_lobby
+        self.publish_lobby = feeds.publish_lobby
+
+        presence = RedisPresence(link)
+        self.presence = presence.presence
+        self.connected = presence.connected
+        self.lapsed = presence.lapsed
+
+        self.rate_limit = RedisRateBuckets(link).rate_limit
 
     @classmethod
     def from_url(
@@ -137,10 +167,10 @@ class RedisStore(RedisTables, RedisFeeds, RedisDueIndex, RedisPresence, RedisRat
             "idempotency_kept": idempotency_kept,
         }
         if cluster:
-            client = RedisCluster.from_url(url, max_connections=max_connections, **common)
-            _wire.guard(client)
-            acks = Acknowledger(client, ack, ack_timeout, pool_timeout=timeout, common=common)
-            return cls(client, None, prefix=prefix, timeout=timeout, ack=acks, **kept)
+            nodes = RedisCluster.from_url(url, max_connections=max_connections, **common)
+            _wire.guard(nodes)
+            acks = Acknowledger(nodes, ack, ack_timeout, pool_timeout=timeout, common=common)
+            return cls(nodes, None, prefix=prefix, timeout=timeout, ack=acks, **kept)
         if url.startswith(SENTINEL_SCHEME):
             primary, pubsub = sentinel_clients(url, max_connections=max_connections, common=common)
             _wire.guard(primary)
@@ -176,12 +206,12 @@ class RedisStore(RedisTables, RedisFeeds, RedisDueIndex, RedisPresence, RedisRat
         """At start-up: refuse an acknowledgement the server cannot give (``aof``
         before Redis 7.2), with a message naming the setting."""
         if self._ack is not None:
-            async with self._reach():
+            async with self._ground._reach():
                 await self._ack.verify()
 
     async def ping(self) -> bool:
         try:
-            async with self._reach():
+            async with self._ground._reach():
                 return bool(await self._redis.ping())
         except (StoreError, RedisError):
             return False

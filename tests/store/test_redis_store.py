@@ -293,6 +293,8 @@ async def test_a_read_is_sent_again_once_on_a_dead_connection() -> None:
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import ResponseError
 
+    from tablestate.store._reach import Reach
+
     calls: list[str] = []
 
     def flaky(failures: int, error: type[Exception] = RedisConnectionError):
@@ -304,15 +306,15 @@ async def test_a_read_is_sent_again_once_on_a_dead_connection() -> None:
 
         return command
 
-    assert await RedisStore._reading(flaky(1), "k") == "value of k"
+    assert await Reach._reading(flaky(1), "k") == "value of k"
     assert calls == ["k", "k"]
     calls.clear()
     with pytest.raises(RedisConnectionError):
-        await RedisStore._reading(flaky(2), "k")
+        await Reach._reading(flaky(2), "k")
     assert len(calls) == 2
     calls.clear()
     with pytest.raises(ResponseError):
-        await RedisStore._reading(flaky(1, ResponseError), "k")
+        await Reach._reading(flaky(1, ResponseError), "k")
     assert calls == ["k"]
 
 
