@@ -17,7 +17,7 @@ from typing import Any
 try:
     import orjson
 except ImportError:  # pragma: no cover - orjson is a dependency; this keeps it optional
-    orjson = None  # type: ignore[assignment]
+    orjson = None  # type: ignore[assignment]  # json's functions below stand in
 
 loads = json.loads
 

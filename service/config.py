@@ -421,4 +421,5 @@ class Settings:
 
     def with_overrides(self, **changes: object) -> Settings:
         """These settings with some changed (command-line flags)."""
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
+        given: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
+        return replace(self, **given)

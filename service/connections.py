@@ -136,7 +136,9 @@ class BoundedHTTP(HttpToolsProtocol):
         self._began = -1.0  # when the request being read began (loop time); -1: none is
         self._read_timer: asyncio.TimerHandle | None = None
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(  # type: ignore[override]  # uvicorn's protocol says Transport
+        self, transport: asyncio.Transport
+    ) -> None:
         super().connection_made(transport)
         host = self.client[0] if self.client else None
         if self._cap and host is not None and host not in self._uncounted:

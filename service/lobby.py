@@ -44,7 +44,8 @@ class Listening:
         item = unless_slow(await self.queue.get())
         if item is _MISSED:
             raise ApiError("UNAVAILABLE", "lobby notices may have been missed: subscribe again")
-        return item  # type: ignore[no-any-return]
+        notice: dict[str, Any] = item
+        return notice
 
 
 def seen_as(notice: dict[str, Any], before: bool, now: bool) -> dict[str, Any] | None:

@@ -340,7 +340,7 @@ class BudgetedWebSockets(WebSocketsSansIOProtocol):
         request's headers are emptied in place, as websockets' parser keeps the request in
         its frame for the connection's life; the app has its own copy in the scope."""
         self.request.headers.clear()
-        self.request = self.response = None  # type: ignore[assignment]
+        self.request = self.response = None  # type: ignore[assignment]  # never read again
 
     def _open(self) -> bool:
         """Whether messages may be framed now: the handshake done, no close sent."""

@@ -81,13 +81,15 @@ def span(name: str, attributes: Mapping[str, Any] | None = None) -> AbstractCont
     """A span of this name, the child of the current one, while the block runs."""
     if _tracer is None:
         return _OFF
-    return _tracer.start_as_current_span(name, attributes=attributes)  # type: ignore[no-any-return]
+    found: AbstractContextManager[Any] = _tracer.start_as_current_span(name, attributes=attributes)
+    return found
 
 
 def request(headers: Mapping[str, str], name: str) -> AbstractContextManager[Any]:
     """The server span of an HTTP request: the child of its ``traceparent``, if any."""
     if _tracer is None:
         return _OFF
-    return _tracer.start_as_current_span(  # type: ignore[no-any-return]
+    found: AbstractContextManager[Any] = _tracer.start_as_current_span(
         name, context=_extract(headers), kind=_server
     )
+    return found

@@ -73,7 +73,8 @@ def locate(spec: str) -> WebView:
     except ModuleNotFoundError:
         raise ValueError(f"{spec!r}: no package {package!r}") from None
     try:
-        folder = Path(os.fspath(root.joinpath(*parts[:-1])))  # type: ignore[call-overload]
+        place = root.joinpath(*parts[:-1])
+        folder = Path(os.fspath(place))  # type: ignore[call-overload]  # a zip's: TypeError
     except TypeError:
         raise ValueError(
             f"{spec!r}: the package is not installed as files (a zip?); its view cannot be served"

@@ -119,7 +119,7 @@ class RoutedServer(Server):
         config = self.config
 
         def protocol() -> asyncio.Protocol:
-            return config.http_protocol_class(  # type: ignore[call-arg]
+            return config.http_protocol_class(  # type: ignore[call-arg]  # uvicorn's take these
                 config=config, server_state=self.server_state, app_state=self.lifespan.state
             )
 

@@ -34,6 +34,7 @@ from typing import Any, Final
 
 from graphql import (
     GraphQLError,
+    GraphQLFormattedError,
     GraphQLSchema,
     OperationType,
     located_error,
@@ -108,7 +109,8 @@ class Direct:
             return None
         parent = self.graphql.get_root_type(plan.operation.operation)
         try:
-            args = get_argument_values(parent.fields[plan.root.name.value], plan.root, coerced)  # type: ignore[union-attr]
+            defined = parent.fields[plan.root.name.value]  # type: ignore[union-attr]  # validated
+            args = get_argument_values(defined, plan.root, coerced)
             cost = self.checks.cost(self.graphql, plan.document, operation_name, variables, coerced)
         except Exception:
             return None
@@ -129,8 +131,8 @@ class Direct:
         self.schema.process_errors([error])
         return error
 
-    def _error(self, exc: Exception, plan: Plan, located: bool) -> dict[str, Any]:
-        return self._graphql_error(exc, plan, located).formatted  # type: ignore[return-value]
+    def _error(self, exc: Exception, plan: Plan, located: bool) -> GraphQLFormattedError:
+        return self._graphql_error(exc, plan, located).formatted
 
     def _count(self, kind: str) -> None:
         self.runs += 1
@@ -229,7 +231,9 @@ class Direct:
             """A live event sent where it is delivered, if the socket takes it now."""
             if operation.completed or handler.operations.get(operation.id) is not operation:
                 return True  # stopped: nothing more is sent for it
-            return send_now(head + fanout.text_of(shared(event)) + "}}")  # type: ignore[no-any-return,misc]
+            text = head + fanout.text_of(shared(event)) + "}}"
+            sent: bool = send_now(text)  # type: ignore[misc]  # take is used when it is set
+            return sent
 
         live = take if send_now is not None else None
         stream = event_stream(context, str(args["tableId"]), args.get("after"), live)

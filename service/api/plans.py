@@ -192,7 +192,7 @@ def render(fields: tuple[Field, ...], value: Any) -> dict[str, Any]:
                 raise TypeError(f"non-null field {f.key!r} resolved to null")
             out[f.key] = None
         elif f.inner is None:
-            out[f.key] = f.serialize(v)  # type: ignore[misc]
+            out[f.key] = f.serialize(v)  # type: ignore[misc]  # a leaf has one
         elif f.is_list:
             out[f.key] = [render(f.inner, item) for item in v]
         else:

@@ -63,7 +63,8 @@ def graphql_schema(schema: BaseSchema) -> GraphQLSchema:
     """graphql-core's schema under a Strawberry schema: ``Schema._schema``, which Strawberry
     builds in ``Schema.__init__`` and offers no public name for. The checks and the direct
     path validate and coerce against it as Strawberry's executor does."""
-    return schema._schema  # type: ignore[attr-defined,no-any-return]
+    found: GraphQLSchema = schema._schema  # type: ignore[attr-defined]  # no public name
+    return found
 
 
 class TransportHandler(BaseGraphQLTransportWSHandler[Context, None]):

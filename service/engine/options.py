@@ -96,7 +96,8 @@ def resolve(
     error = best_match(validator.iter_errors(value))
     if error is not None:
         raise _refusal(error, prefix)
-    return _filled(schema, value)  # type: ignore[no-any-return]
+    filled: dict[str, Any] = _filled(schema, value)
+    return filled
 
 
 DAY = 86_400

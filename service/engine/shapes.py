@@ -207,7 +207,9 @@ def decoder(shape: Shape) -> Encode:
     if kind == "float":
         return float
     if kind == "enum":
-        members = shape.cls.__members__  # type: ignore[union-attr]
+        cls = shape.cls
+        assert cls is not None and issubclass(cls, enum.Enum)  # what an enum's shape holds
+        members = cls.__members__
         return lambda v: members[v]
     if kind == "optional":
         inner = decoder(shape.of[0])
@@ -260,7 +262,9 @@ def checker(shape: Shape) -> Check:
             else f"{p} must be one of {said}"
         )
     if kind == "enum":
-        members = shape.cls.__members__  # type: ignore[union-attr]
+        cls = shape.cls
+        assert cls is not None and issubclass(cls, enum.Enum)  # what an enum's shape holds
+        members = cls.__members__
         said = ", ".join(members)
         return lambda v, p: None if v in members else f"{p} must be one of {said}"
     if kind == "optional":

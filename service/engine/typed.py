@@ -302,7 +302,8 @@ def define_game(
         return Outcome(out, (made,))
 
     def seen(st: Any, seat: int | None) -> Mapping[str, Any]:
-        return to_view(st if view is None else view(st, seat))  # type: ignore[no-any-return]
+        found: Mapping[str, Any] = to_view(st if view is None else view(st, seat))
+        return found
 
     derived: dict[str, Any] = {
         "setup": set_up,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import keyword
+import types
 from collections.abc import Sequence
 from typing import Any, Optional
 
@@ -51,11 +52,12 @@ class _Types:
         if kind == "optional":
             return Optional[self.annotation(shape.of[0], where, is_input)]  # noqa: UP045
         if kind == "list":
-            return list[self.annotation(shape.of[0], where, is_input)]  # type: ignore[misc]
+            # list[...] of a type made at run time (what ``list[t]`` makes, typed)
+            return types.GenericAlias(list, (self.annotation(shape.of[0], where, is_input),))
         if kind == "dict":
             if is_input:
                 raise TypeError(f"{where}: a move cannot hold a dict; use a list of a dataclass")
-            return list[self.entry(shape, where)]  # type: ignore[misc]
+            return types.GenericAlias(list, (self.entry(shape, where),))
         return self.object(shape, is_input)
 
     def enum(self, shape: Shape) -> Any:
@@ -65,7 +67,8 @@ class _Types:
             name = self.prefix + cls.__name__
             self._claim(name, cls)
             # A copy: the game's own enum stays as it is, whatever other games make of it.
-            copy = enum.Enum(name, [(m.name, m.value) for m in cls])  # type: ignore[misc]
+            members = [(m.name, m.value) for m in cls]
+            copy = enum.Enum(name, members)  # type: ignore[misc]  # a name made at run time
             self.made[cls, False] = strawberry.enum(copy, description=shape.doc)
         return self.made[cls, False]
 
@@ -83,12 +86,14 @@ class _Types:
                 "value": strawberry.field(description="Its value."),
             }
             self.made[name, False] = strawberry.type(type(name, (), namespace))
-        return self.made[name, False]  # type: ignore[no-any-return]
+        made: type = self.made[name, False]
+        return made
 
     def object(self, shape: Shape, is_input: bool, name: str = "", root: bool = False) -> type:
         cls = shape.cls
         if (cls, is_input) in self.made and not root:
-            return self.made[cls, is_input]  # type: ignore[no-any-return]
+            made: type = self.made[cls, is_input]
+            return made
         assert cls is not None
         name = name or self.prefix + cls.__name__ + ("Input" if is_input else "")
         self._claim(name, (cls, is_input))

@@ -48,7 +48,8 @@ def reader(source: str, timeout: float = READ_TIMEOUT) -> Reader:
         )
 
         def fetch() -> dict[str, Any]:
-            return client.fetch_data()  # type: ignore[no-any-return]
+            found: dict[str, Any] = client.fetch_data()  # PyJWT types it Any
+            return found
 
         return fetch
     path = Path(source)

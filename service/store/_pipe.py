@@ -80,7 +80,7 @@ class Replies(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        self.transport = transport  # type: ignore[assignment]  # a stream's: a Transport
 
     def data_received(self, data: bytes) -> None:
         self._reader.feed(data)

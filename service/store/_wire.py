@@ -62,9 +62,9 @@ def row_key(row: Row) -> tuple[int, int]:
     return row[0]
 
 
-def record(raw: object) -> IdempotencyRecord:
+def record(raw: str | bytes) -> IdempotencyRecord:
     """An idempotency record as the commit script keeps it."""
-    d = _json.loads(raw)  # type: ignore[arg-type]
+    d = _json.loads(raw)
     events = tuple(StoredEvent(**e) for e in d["events"])
     return IdempotencyRecord(d["move_hash"], d["version"], events)
 

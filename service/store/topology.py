@@ -215,8 +215,8 @@ class Acknowledger:
             StoreUnavailable: the Cluster named another node (its map is reloaded).
         """
         client = self._node_client(key) if isinstance(self._client, RedisCluster) else None
-        # A Cluster whose node is unknown: its own pipeline, which takes the same commands.
-        target: Redis = client if client is not None else self._client  # type: ignore[assignment]
+        either = client if client is not None else self._client
+        target: Redis = either  # type: ignore[assignment]  # or a Cluster: the same commands
         for attempt in (0, 1):
             pipe = target.pipeline(transaction=False)
             build(pipe)

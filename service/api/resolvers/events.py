@@ -49,7 +49,7 @@ async def _until_expiry(items: AsyncIterator[_T], user: User) -> AsyncGenerator[
     the wait for each next item only, never the consumer's work between items (a timeout
     spanning a ``yield`` would cancel whatever the consumer awaits then)."""
     deadline = asyncio.get_running_loop().time() + user.remaining()
-    async with contextlib.aclosing(items):  # type: ignore[type-var]
+    async with contextlib.aclosing(items):  # type: ignore[type-var]  # a generator: closable
         while True:
             timer = asyncio.timeout_at(deadline)
             try:
@@ -208,7 +208,8 @@ async def _watches(context: Context, notice: dict[str, Any]) -> tuple[bool, bool
     held = _outside(caller, table_id)
 
     def judged(held: Rights) -> tuple[bool, bool]:
-        return tuple(may_watch_with(held, bool(f), policy) for f in flags)  # type: ignore[return-value]
+        before, now = flags
+        return may_watch_with(held, bool(before), policy), may_watch_with(held, bool(now), policy)
 
     if said and held is not None:
         seen = judged(held)

@@ -195,7 +195,7 @@ class Table(Node):
         if view is None or state_type is None:
             return None
         key = state_id(state_type.__name__, self._loaded.table.id, self._loaded.version, seat)
-        return from_view(state_type, view, key)  # type: ignore[no-any-return]
+        return from_view(state_type, view, key)  # type: ignore[no-any-return]  # a GameState
 
     @resolver(description="Your legal moves now; each is a valid MoveInput.")
     def legal_moves(self) -> list[JSON]:
