@@ -23,9 +23,13 @@ published Sans-I/O API does not offer. Nothing else in the service reaches below
   uvicorn 0.55's ``websockets_sansio_impl.py`` drives it; uvicorn's own ASGI types come
   from its private ``uvicorn._types`` and are re-exported here.
 
-On a lock bump of websockets or uvicorn, read the diff of those three files for the names
-used here; ``tests/service/test_server.py`` cuts frames every way and fails when a name
-moves or means something else (docs/architecture.md, "The edge as one seam").
+The server is uvicorn's own, extended where uvicorn takes a protocol class: ``server.py``
+and ``connections.py`` subclass its WebSocket and HTTP protocols (uvicorn 0.55.0) and say
+which of their methods and state they rely on.
+
+On a lock bump of websockets or uvicorn, read the diff of those files for the names used
+here and there; ``tests/service/test_server.py`` cuts frames every way and fails when a
+name moves or means something else (docs/architecture.md, "The edge as one seam").
 """
 
 from __future__ import annotations
