@@ -30,10 +30,10 @@ REPO = Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]
 # The packages whose internals the service uses: a new release may change them.
 INTERNALS = {
-    "strawberry-graphql": "service/api/sockets.py and direct.py follow parts of its code",
-    "starlette": "service/api/sockets.py reaches the ASGI send behind a WebSocket",
+    "strawberry-graphql": "service/api/upstream.py copies parts of its code",
+    "starlette": "service/api builds its routes and WebSockets on it (bounded at its major)",
     "uvicorn": "service/server.py and connections.py subclass its protocols",
-    "websockets": "service/server.py drives its Sans-I/O parser and its writes",
+    "websockets": "service/edge.py drives its Sans-I/O parser and its writes",
 }
 INSTALLERS = {
     "scripts/test": "pins=(-c requirements/lock.txt)",
