@@ -15,6 +15,10 @@ Each event comes with the newest table the feed knows, at the event's version or
 that the subscriber can ask its rights at it (``service/engine/rights.py``): a table this
 replica committed comes with its commit; otherwise the feed reads the table after the
 events it fetched.
+
+Where a feed stands in its table's events (delivered, announced, heard of, in flight), and
+so whether a commit this replica hands over is delivered at once or fetched, is the
+feed's ``Position`` (``_position.py``). Subscribers' bounded queues are ``mailbox.py``'s.
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
+from tablestate._position import Position
 from tablestate.engine.views import Sight
 from tablestate.errors import ApiError
-from tablestate.mailbox import Mailbox
+from tablestate.mailbox import Mailbox, offer, unless_slow
 from tablestate.metrics import Metrics
 from tablestate.store.base import (
     BadCursor,
@@ -70,44 +75,6 @@ class Versioned(Protocol):
 Loader = Callable[[str], Awaitable["Versioned | None"]]
 
 
-_SLOW: Final = object()
-
-
-class Queued(Protocol):
-    """A subscriber with a bounded queue: the hub's and the lobby's."""
-
-    queue: Mailbox[Any]
-    slow: bool
-
-
-def offer(sub: Queued, item: Any) -> bool:
-    """Queue ``item`` for ``sub``. A full queue marks the subscriber slow: it is emptied and
-    holds only the mark, which ``unless_slow`` turns into ``SLOW_CONSUMER``; a slow
-    subscriber gets nothing more. Whether the subscriber went slow just now."""
-    if sub.slow:
-        return False
-    try:
-        sub.queue.put_nowait(item)
-    except asyncio.QueueFull:
-        sub.slow = True
-        while not sub.queue.empty():
-            sub.queue.get_nowait()
-        sub.queue.put_nowait(_SLOW)
-        return True
-    return False
-
-
-def unless_slow(item: Any) -> Any:
-    """``item`` as taken from a subscriber's queue, or ``SLOW_CONSUMER`` for the mark."""
-    if item is _SLOW:
-        raise ApiError("SLOW_CONSUMER", "this subscriber fell too far behind")
-    return item
-
-
-_ANY: Final = (1 << 62, 0)  # an announcement without a usable cursor: past every cursor
-_UNKNOWN: Final = (-1, 0)  # ... and before every cursor, for ``_Feed.pending``
-
-
 # A subscriber's way to take a live event at once, with the table it comes with (see
 # ``Hub.subscribe``): True when it took it, False to have it queued instead.
 Sink = Callable[[Delivery, Any], bool]
@@ -132,22 +99,9 @@ _GONE: Final = object()  # the table was not found after a fetch
 @dataclass(eq=False)
 class _Feed:
     table_id: str
-    last: tuple[int, int] | None = None
-    last_cursor: str | None = None
     subscribers: set[_Subscriber] = field(default_factory=set)
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    fetching: bool = False
-    # The newest cursor announced by the store (``_ANY``: unknown, fetch whatever is new).
-    announced: tuple[int, int] | None = None
-    # The oldest cursor past ``last`` heard of (announced, or handed over out of turn)
-    # since the last fetch began: a commit handed over by this replica follows what the
-    # feed holds only if nothing before it is still to be read (an event appended at the
-    # previous version: presence, chat). ``_UNKNOWN``: an announcement without a cursor.
-    pending: tuple[int, int] | None = None
-    # Appends this replica has sent for the table and not yet handed over (their reply, or
-    # their announcement, may come after a later commit's): no commit is delivered
-    # without a fetch meanwhile.
-    appends: int = 0
+    # Where it stands in the table's events, and whether it has to fetch (_position.py).
+    at: Position = field(default_factory=Position)
     task: asyncio.Task[None] | None = None
     # The newest table known (at the version of the last event delivered, or later; None:
     # not read yet), and how many subscribers need it.
@@ -184,33 +138,20 @@ class Hub:
 
     def _announce(self, table_id: str, cursor: str) -> None:
         feed = self._feeds.get(table_id)
-        if feed is None:
-            return
-        key = _ANY
-        if cursor:
-            try:
-                key = cursor_key(cursor)
-            except BadCursor:
-                pass
-        if key is not _ANY and feed.last is not None and key <= feed.last:
-            return  # delivered already (this replica's own commit)
-        if feed.announced is None or key > feed.announced:
-            feed.announced = key
-        _expect(feed, _UNKNOWN if key is _ANY else key)
-        feed.wake.set()
+        if feed is not None:
+            feed.at.announce(cursor)
 
     async def _run(self, feed: _Feed) -> None:
         """Fetch what is new each time the feed is woken, and deliver it."""
+        at = feed.at
         while True:
-            await feed.wake.wait()
-            if not feed.wake.is_set():
+            await at.wake.wait()
+            if not at.wake.is_set():
                 continue  # settled meanwhile by this replica's own commit (local_commit)
-            feed.wake.clear()
-            feed.announced = feed.pending = None  # this fetch reads everything heard of
-            feed.fetching = True
+            at.begin_fetch()
             try:
                 while True:
-                    batch = await self.store.events(feed.table_id, feed.last_cursor, FETCH_BATCH)
+                    batch = await self.store.events(feed.table_id, at.last_cursor, FETCH_BATCH)
                     if batch and feed.followers:
                         await self._read_table(feed)
                     for event in batch:
@@ -220,15 +161,13 @@ class Hub:
             except (StoreUnavailable, BadCursor, ApiError) as exc:
                 log.warning("feed fetch failed, retrying: %s", exc)
                 await asyncio.sleep(0.2)
-                feed.wake.set()
+                at.wake.set()
             finally:
-                feed.fetching = False
+                at.fetching = False
 
     def _deliver(self, feed: _Feed, item: Delivery) -> None:
-        key = cursor_key(item.event.cursor)
-        if feed.last is not None and key <= feed.last:
+        if not feed.at.advance(cursor_key(item.event.cursor), item.event.cursor):
             return
-        feed.last, feed.last_cursor = key, item.event.cursor
         # The seat that acted hears first: its subscription is the mover's acknowledgement.
         # The others are offered the event a turn of the loop later, so that the mover's
         # task, and the write of its connection (held for one turn, see service/server.py),
@@ -302,7 +241,7 @@ class Hub:
         """Events this replica just committed, the table at their version (None: not
         known), and the newest cursor appended at the version the commit followed (the
         store's word; "": none): deliver at once when they follow what the feed holds
-        (else wake the feed to fetch)."""
+        (``Position.follows``), else wake the feed to fetch."""
         feed = self._feeds.get(table_id)
         if feed is None or not events:
             return
@@ -310,38 +249,14 @@ class Hub:
         if table is not None and table.version >= events[-1].version:
             feed.learn(table)
         elif feed.followers:
-            _expect(feed, first)
-            feed.wake.set()  # the fetch reads the table at these events' version
+            feed.at.fetch(first)  # the fetch reads the table at these events' version
             return
-        if feed.last is not None and first[1] == 0 and first[0] == feed.last[0] + 1:
-            # The feed holds the whole previous commit unless a fetch is under way (then
-            # fetching settles it) or something after what it holds and before this commit
-            # was heard of, or is in flight here, or is named by the store (an event
-            # appended at the previous version: ``appended``). The store's
-            # announcement of this very commit may have come first (it travels on another
-            # connection) and woken the feed: when nothing newer was announced, these
-            # events settle it without a fetch.
-            if (
-                not feed.fetching
-                and not feed.appends
-                and (feed.pending is None or feed.pending >= first)
-                and (not appended or cursor_key(appended) <= feed.last)
-            ):
-                for event in events:
-                    self._deliver(feed, Delivery(event))
-                announced, last = feed.announced, feed.last
-                pending = feed.pending
-                if (
-                    feed.wake.is_set()
-                    and announced is not None
-                    and announced <= last
-                    and (pending is None or pending <= last)
-                ):
-                    feed.wake.clear()
-                    feed.pending = None
-                return
-        _expect(feed, first)
-        feed.wake.set()
+        if not feed.at.follows(first, appended):
+            feed.at.fetch(first)
+            return
+        for event in events:
+            self._deliver(feed, Delivery(event))
+        feed.at.settle()
 
     def settled(self, table_id: str) -> bool:
         """Whether this replica's subscribers of the table hold nothing they were offered and
@@ -355,8 +270,8 @@ class Hub:
         """An append (presence, chat) to the table is sent (``on``) or handed over or given
         up (not ``on``): see ``_Feed.appends``."""
         feed = self._feeds.get(table_id)
-        if feed is not None and (on or feed.appends):
-            feed.appends += 1 if on else -1
+        if feed is not None:
+            feed.at.appending(on)
 
     async def _open(self, table_id: str) -> _Feed:
         feed = self._feeds.get(table_id)
@@ -367,9 +282,9 @@ class Hub:
         await self.store.watch(table_id)
         newest = await self.store.last_events(table_id, 1)
         if newest:
-            feed.last, feed.last_cursor = cursor_key(newest[0].cursor), newest[0].cursor
+            feed.at.advance(cursor_key(newest[0].cursor), newest[0].cursor)
         feed.task = asyncio.ensure_future(self._run(feed))
-        feed.wake.set()
+        feed.at.wake.set()
         self.metrics.set("tablestate_watched_tables", len(self._feeds))
         return feed
 
@@ -464,15 +379,6 @@ class Hub:
             if feed.task is not None:
                 feed.task.cancel()
         self._feeds.clear()
-
-
-def _expect(feed: _Feed, key: tuple[int, int]) -> None:
-    """Note that ``key`` is to be read, unless the feed holds it already (``_UNKNOWN``:
-    something is, maybe before what it holds)."""
-    if key is not _UNKNOWN and feed.last is not None and key <= feed.last:
-        return
-    if feed.pending is None or key < feed.pending:
-        feed.pending = key
 
 
 def _table(feed: _Feed, follows: bool) -> Any:

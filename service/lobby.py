@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablestate.errors import ApiError
-from tablestate.hub import offer, unless_slow
-from tablestate.mailbox import Mailbox
+from tablestate.mailbox import Mailbox, offer, unless_slow
 from tablestate.store.base import StateStore, StoreUnavailable
 
 log = logging.getLogger("tablestate.lobby")

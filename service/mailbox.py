@@ -6,13 +6,19 @@ each; a server with thousands of idle subscribers holds thousands of them. ``Mai
 offers what those callers use (``put_nowait``, ``get``, ``get_nowait``, ``empty``,
 ``qsize``, with the same ``QueueFull``/``QueueEmpty`` and the same order) and holds a deque
 only while items wait and a future only while a getter does.
+
+A subscriber's mailbox (a table's, in the hub; the lobby's) is bounded: ``offer`` queues an
+item, or marks a subscriber whose mailbox is full as slow, which ``unless_slow`` turns into
+``SLOW_CONSUMER``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
+
+from tablestate.errors import ApiError
 
 T = TypeVar("T")
 
@@ -74,6 +80,40 @@ class Mailbox(Generic[T]):
                 break
         if not waiters:
             self._waiters = None
+
+
+_SLOW: Final = object()
+
+
+class Queued(Protocol):
+    """A subscriber with a bounded queue: the hub's and the lobby's."""
+
+    queue: Mailbox[Any]
+    slow: bool
+
+
+def offer(sub: Queued, item: Any) -> bool:
+    """Queue ``item`` for ``sub``. A full queue marks the subscriber slow: it is emptied and
+    holds only the mark, which ``unless_slow`` turns into ``SLOW_CONSUMER``; a slow
+    subscriber gets nothing more. Whether the subscriber went slow just now."""
+    if sub.slow:
+        return False
+    try:
+        sub.queue.put_nowait(item)
+    except asyncio.QueueFull:
+        sub.slow = True
+        while not sub.queue.empty():
+            sub.queue.get_nowait()
+        sub.queue.put_nowait(_SLOW)
+        return True
+    return False
+
+
+def unless_slow(item: Any) -> Any:
+    """``item`` as taken from a subscriber's queue, or ``SLOW_CONSUMER`` for the mark."""
+    if item is _SLOW:
+        raise ApiError("SLOW_CONSUMER", "this subscriber fell too far behind")
+    return item
 
 
 class Flag:

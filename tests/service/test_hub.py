@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from tablestate.errors import ApiError
-from tablestate.hub import Hub, offer, unless_slow
+from tablestate.hub import Hub
+from tablestate.mailbox import offer, unless_slow
 from tablestate.metrics import Metrics
 from tablestate.store.base import NewEvent, TableMeta
 from tablestate.store.memory import MemoryStore
