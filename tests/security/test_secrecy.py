@@ -43,6 +43,7 @@ from support.jwts import token as signed
 from support.server import Client, make_settings, serve
 
 from tablestate.engine import fairness
+from tablestate.engine.views import Sight
 from tablestate.logs import JsonFormatter
 from tablestate.plugins import camel
 from tablestate.store.memory import MemoryStore
@@ -176,7 +177,7 @@ class Checker:
             if state is None or loaded.state is None:
                 continue
             assert state["__typename"] == self.type_name, f"{where}: another game's fragment"
-            expected = loaded.view(seat) or {}
+            expected = loaded.view(Sight(seat)) or {}
             for name, value in unalias(state).items():
                 if name in expected:
                     assert value == expected[name], f"{where}: {key}.{name} is not the view"
