@@ -266,7 +266,9 @@ def create_app(
             metrics.close()
 
     routes: list[Any] = [
-        Route("/graphql", graphql, methods=["GET", "POST"]),
+        # PUT reaches the endpoint only to be refused with its reason (graphql-sse single
+        # connection mode, api/view.py).
+        Route("/graphql", graphql, methods=["GET", "POST", "PUT"]),
         WebSocketRoute("/graphql", graphql),
         *probes.routes(),
     ]

@@ -16,6 +16,8 @@ import json
 import logging
 import math
 import re
+from collections.abc import Mapping
+from contextvars import ContextVar
 from datetime import timedelta
 from types import MappingProxyType
 from typing import Any, Final
@@ -29,7 +31,7 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
-from strawberry.http import GraphQLRequestData
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.http.streaming import MultipartSubscriptionTransport, SSETransport
 from strawberry.http.websocket_origin import is_same_origin, normalize_origin
 from strawberry.subscriptions import (
@@ -97,6 +99,50 @@ def _limited(wait: float) -> JSONResponse:
     )
 
 
+RESPONSE_JSON: Final = "application/graphql-response+json"
+_JSON: Final = "application/json"
+# The media type of this request's JSON answer (``_http`` sets it, ``create_response`` and
+# ``_http`` answer with it): a context variable, as Strawberry's ``run`` sits in between.
+_answer: ContextVar[str] = ContextVar("tablestate_answer", default=_JSON)
+
+
+def answer_type(accept: str) -> str:
+    """The media type of a JSON answer to a request with this ``Accept``: GraphQL over HTTP's
+    ``application/graphql-response+json`` when the client takes it at least as gladly as
+    ``application/json`` (by their q values), else ``application/json`` (the spec's legacy
+    type, for a client that sends no ``Accept`` or only ``*/*``)."""
+    if "graphql-response+json" not in accept:
+        return _JSON
+    best = {_JSON: -1.0, RESPONSE_JSON: -1.0}
+    for part in accept.split(","):
+        kind, _, params = part.partition(";")
+        kind = kind.strip().lower()
+        if kind not in best:
+            continue
+        q = 1.0
+        for param in params.split(";"):
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        best[kind] = max(best[kind], q)
+    return (
+        RESPONSE_JSON if best[RESPONSE_JSON] > 0 and best[RESPONSE_JSON] >= best[_JSON] else _JSON
+    )
+
+
+def _request_error(answer: object) -> bool:
+    """Whether an answer is a GraphQL request error: no data, and errors raised before
+    execution (parsing, validation, the variables' coercion, the operation's limits), which
+    never carry a ``path``; a field's error always does."""
+    if not isinstance(answer, dict) or answer.get("data") is not None:
+        return False
+    errors = answer.get("errors") or ()
+    return bool(errors) and all("path" not in e for e in errors)
+
+
 def _takes_json(accept: str) -> bool:
     types = {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
     return bool(types & {"application/json", "application/graphql-response+json"})
@@ -134,6 +180,26 @@ class LineFeedSSE(SSETransport):
         return f": {comment}\n\n"
 
 
+class MultipartSubscriptions(MultipartSubscriptionTransport):
+    """Multipart HTTP subscriptions answered as ``multipart/mixed`` alone: Strawberry's
+    Content-Type ends in ``,application/json``, which is no media type's parameter and which
+    no multipart parser expects."""
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        return {"Content-Type": f"multipart/mixed;boundary={self.separator};subscriptionSpec=1.0"}
+
+
+# graphql-sse's single connection mode reserves a stream with a PUT, then sends operations
+# naming it by a token header; Strawberry serves the distinct connections mode only.
+STREAM_TOKEN: Final = "x-graphql-event-stream-token"
+SINGLE_CONNECTION: Final = (
+    "graphql-sse's single connection mode (a PUT reservation, then operations naming its "
+    "token) is not served: use its distinct connections mode, each subscription a POST "
+    "with Accept: text/event-stream (the graphql-sse client's default, singleConnection: false)"
+)
+
+
 class _Refused(Exception):
     """A request refused before GraphQL sees it."""
 
@@ -147,7 +213,7 @@ class GraphQLApp(GraphQL[Context, None]):
 
     stream_transport_classes_by_protocol = MappingProxyType(
         {
-            MULTIPART_SUBSCRIPTION_PROTOCOL: MultipartSubscriptionTransport,
+            MULTIPART_SUBSCRIPTION_PROTOCOL: MultipartSubscriptions,
             GRAPHQL_SSE_PROTOCOL: LineFeedSSE,
         }
     )
@@ -249,6 +315,19 @@ class GraphQLApp(GraphQL[Context, None]):
             self.schema, request_adapter, context, root_value, request_data, allowed, NEEDS_STREAM
         )
 
+    def create_response(self, response_data: Any, sub_response: Response) -> Response:
+        """Strawberry's JSON answer; to a client that takes ``application/graphql-response+json``
+        a request error is a 400 without ``data`` (GraphQL over HTTP: the request did not
+        execute), a field error stays a 200 with its ``data``."""
+        if _answer.get() == RESPONSE_JSON and _request_error(response_data):
+            without: GraphQLHTTPResponse = {"errors": response_data["errors"]}
+            if "extensions" in response_data:
+                without["extensions"] = response_data["extensions"]
+            response = super().create_response(without, sub_response)
+            response.status_code = 400
+            return response
+        return super().create_response(response_data, sub_response)
+
     async def _direct_move(self, context: Context, request_data: Any) -> Any:
         """A ``makeMove`` that ``api.direct`` can run, run there (None: it cannot)."""
         plan = self.direct.plan(request_data.query, request_data.operation_name)
@@ -328,10 +407,16 @@ class GraphQLApp(GraphQL[Context, None]):
         self, client: Client, request: Request, scope: Scope, receive: Receive, send: Send
     ) -> None:
         response: Response
+        media = answer_type(request.headers.get("accept", ""))
+        _answer.set(media)
         if not self.origin_allowed(request.headers):
             response = _error("this origin may not call the API", "FORBIDDEN", 403)
         elif (wait := await self.guard.admit(client)) > 0:
             response = _limited(wait)
+        elif request.method == "PUT":
+            response = _error(SINGLE_CONNECTION, "BAD_INPUT", 405, Allow="GET, POST")
+        elif STREAM_TOKEN in request.headers:
+            response = _error(SINGLE_CONNECTION, "BAD_INPUT", 400)
         else:
             try:
                 response = await self.run(request)
@@ -343,6 +428,8 @@ class GraphQLApp(GraphQL[Context, None]):
             if isinstance(response, StreamingResponse):
                 await self._stream(client, response, scope, receive, send)
                 return
+        if media == RESPONSE_JSON and response.media_type == _JSON:
+            response.headers["content-type"] = RESPONSE_JSON
         await response(scope, receive, send)
 
     async def _stream(

@@ -176,7 +176,8 @@ async def test_a_client_that_takes_json_too_gets_json_for_queries_and_mutations(
     async with serve(make_settings(), registry, MemoryStore()) as c:
         body = {"query": "{ games { id } }"}
         r = await c.http.post("/graphql", json=body, headers={"accept": accept})
-        assert r.headers["content-type"].startswith("application/json")
+        # JSON, in the type of GraphQL over HTTP that it takes first
+        assert r.headers["content-type"] == "application/graphql-response+json"
         assert r.json()["data"]["games"]
         r = await c.http.post("/graphql", json=body, headers={"accept": SSE})
         assert r.headers["content-type"].startswith("text/event-stream")  # a stream it asked for
