@@ -26,6 +26,9 @@ _OFF: Final = contextlib.nullcontext()  # reusable: the one no-op span
 _tracer: Any = None
 _extract: Any = None
 _server: Any = None
+_client: Any = None
+_error: Any = None  # opentelemetry.trace.StatusCode.ERROR
+_current: Any = None  # opentelemetry.trace.get_current_span
 
 
 def configure(mode: str, exporter: Any = None) -> None:
@@ -37,7 +40,7 @@ def configure(mode: str, exporter: Any = None) -> None:
     """
     global _tracer, _extract, _server
     if mode == "off" and exporter is None:
-        _tracer = _extract = _server = None
+        _tracer = _extract = _server = _client = _error = _current = None
         return
     try:
         _start(mode, exporter)
@@ -49,7 +52,7 @@ def configure(mode: str, exporter: Any = None) -> None:
 
 
 def _start(mode: str, exporter: Any) -> None:
-    global _tracer, _extract, _server
+    global _tracer, _extract, _server, _client, _error, _current
     from opentelemetry import propagate
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
@@ -58,7 +61,7 @@ def _start(mode: str, exporter: Any) -> None:
         ConsoleSpanExporter,
         SimpleSpanProcessor,
     )
-    from opentelemetry.trace import SpanKind
+    from opentelemetry.trace import SpanKind, StatusCode, get_current_span
 
     provider = TracerProvider(resource=Resource.create({"service.name": "tablestate"}))
     if exporter is not None:
@@ -70,7 +73,8 @@ def _start(mode: str, exporter: Any) -> None:
 
         provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     _tracer = provider.get_tracer("tablestate")
-    _extract, _server = propagate.extract, SpanKind.SERVER
+    _extract, _server, _client = propagate.extract, SpanKind.SERVER, SpanKind.CLIENT
+    _error, _current = StatusCode.ERROR, get_current_span
 
 
 def enabled() -> bool:
@@ -85,11 +89,68 @@ def span(name: str, attributes: Mapping[str, Any] | None = None) -> AbstractCont
     return found
 
 
-def request(headers: Mapping[str, str], name: str) -> AbstractContextManager[Any]:
-    """The server span of an HTTP request: the child of its ``traceparent``, if any."""
+def request(
+    headers: Mapping[str, str], method: str, route: str, path: str, scheme: str
+) -> AbstractContextManager[Any]:
+    """The server span of an HTTP request, named and described by OpenTelemetry's HTTP
+    conventions (``{method} {route}``, ``http.request.method``, ``http.route``, ``url.path``,
+    ``url.scheme``): the child of its ``traceparent``, if any. ``http_status`` adds its
+    answer's status; ``graphql_operation`` and ``graphql_errors`` what GraphQL made of it."""
     if _tracer is None:
         return _OFF
+    attributes = {
+        "http.request.method": method,
+        "http.route": route,
+        "url.path": path,
+        "url.scheme": scheme,
+    }
     found: AbstractContextManager[Any] = _tracer.start_as_current_span(
-        name, context=_extract(headers), kind=_server
+        f"{method} {route}", context=_extract(headers), kind=_server, attributes=attributes
+    )
+    return found
+
+
+def http_status(span: Any, status: int) -> None:
+    """The status code of the answer to a server span's request; a 5xx is an error (a 4xx
+    is the client's: left unset, as the HTTP conventions say for a server)."""
+    span.set_attribute("http.response.status_code", status)
+    if status >= 500:
+        span.set_status(_error)
+
+
+def graphql_operation(kind: str, name: str | None) -> None:
+    """The GraphQL operation the current request runs (``graphql.operation.type``: query,
+    mutation or subscription; ``graphql.operation.name`` when it has one)."""
+    if _tracer is None:
+        return
+    span = _current()
+    span.set_attribute("graphql.operation.type", kind)
+    if name:
+        span.set_attribute("graphql.operation.name", name)
+
+
+def graphql_errors(codes: list[str]) -> None:
+    """The current request's GraphQL answer carried errors (their ``extensions.code``): an
+    error status, described by the first code, which ``error.type`` also names. A GraphQL
+    answer is an HTTP 200 whatever went wrong, so this is how a trace tells a failed
+    operation from a good one."""
+    if _tracer is None or not codes:
+        return
+    span = _current()
+    span.set_attribute("error.type", codes[0])
+    span.set_status(_error, codes[0])
+
+
+def store_span(op: str, system: str | None) -> AbstractContextManager[Any]:
+    """The client span of one store call, named by the call (``db.operation.name``: commit,
+    load, ...: one Lua script or pipeline of Redis commands each), with ``db.system`` (and
+    the newer ``db.system.name``) where the store is a database."""
+    if _tracer is None:
+        return _OFF
+    attributes: dict[str, str] = {"db.operation.name": op}
+    if system is not None:
+        attributes["db.system"] = attributes["db.system.name"] = system
+    found: AbstractContextManager[Any] = _tracer.start_as_current_span(
+        op, kind=_client, attributes=attributes
     )
     return found

@@ -27,7 +27,7 @@ from graphql import GraphQLError
 from graphql import OperationType as GraphQLOperationType
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
@@ -143,6 +143,20 @@ def _request_error(answer: object) -> bool:
     return bool(errors) and all("path" not in e for e in errors)
 
 
+ROUTE: Final = "/graphql"  # the route this endpoint is mounted at (service/app.py)
+
+
+def _status_of(span: Any, send: Send) -> Send:
+    """``send``, telling the request's span the status of its answer."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            tracing.http_status(span, message["status"])
+        await send(message)
+
+    return sending
+
+
 def _takes_json(accept: str) -> bool:
     types = {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
     return bool(types & {"application/json", "application/graphql-response+json"})
@@ -159,6 +173,20 @@ def _is_subscription(data: GraphQLRequestData, max_tokens: int) -> bool:
         return False
     operation = chosen_operation(document, data.operation_name)
     return operation is not None and operation.operation is GraphQLOperationType.SUBSCRIPTION
+
+
+def _trace_operation(data: GraphQLRequestData, max_tokens: int) -> None:
+    """The request's operation on its span (a document that does not parse names none)."""
+    if not isinstance(data.query, str):
+        return
+    try:
+        document = cached_parse(data.query, max_tokens=max_tokens)
+    except GraphQLError:
+        return
+    operation = chosen_operation(document, data.operation_name)
+    if operation is not None:
+        name = operation.name.value if operation.name is not None else None
+        tracing.graphql_operation(operation.operation.value, name)
 
 
 def _brackets(text: str | bytes) -> int:
@@ -286,6 +314,8 @@ class GraphQLApp(GraphQL[Context, None]):
         stream (urql asks for ``text/event-stream`` with every operation) is answered with
         JSON: no stream to hold open, and a move runs directly."""
         data = await super().parse_http_body(request_adapter)
+        if tracing.enabled() and isinstance(data, GraphQLRequestData):
+            _trace_operation(data, self.direct.checks.max_tokens)
         if (
             isinstance(data, GraphQLRequestData)
             and data.protocol != "http"
@@ -319,6 +349,10 @@ class GraphQLApp(GraphQL[Context, None]):
         """Strawberry's JSON answer; to a client that takes ``application/graphql-response+json``
         a request error is a 400 without ``data`` (GraphQL over HTTP: the request did not
         execute), a field error stays a 200 with its ``data``."""
+        if tracing.enabled() and isinstance(response_data, dict) and response_data.get("errors"):
+            tracing.graphql_errors(
+                [str((e.get("extensions") or {}).get("code", "")) for e in response_data["errors"]]
+            )
         if _answer.get() == RESPONSE_JSON and _request_error(response_data):
             without: GraphQLHTTPResponse = {"errors": response_data["errors"]}
             if "extensions" in response_data:
@@ -400,7 +434,12 @@ class GraphQLApp(GraphQL[Context, None]):
             await super().__call__(scope, receive, send)
             return
         request = Request(scope=scope, receive=receive)
-        with tracing.request(request.headers, f"{request.method} {request.url.path}"):
+        traced = tracing.request(
+            request.headers, request.method, ROUTE, scope["path"], scope.get("scheme", "http")
+        )
+        with traced as span:
+            if span is not None:
+                send = _status_of(span, send)
             await self._http(client, request, scope, receive, send)
 
     async def _http(

@@ -305,6 +305,10 @@ LobbyListener = Callable[[str], None]
 class TableStore(Protocol):
     """Tables: their snapshots, versions, events and move logs."""
 
+    # The database behind the store, as OpenTelemetry's ``db.system`` names it on a store
+    # call's span ("redis"); None for the memory store, which is no database.
+    db_system: str | None
+
     async def create(
         self,
         table_id: str,

@@ -131,6 +131,8 @@ class MemoryStore:
         idempotency_kept: Idempotency records kept per table, the newest.
     """
 
+    db_system: str | None = None  # no database: spans of its calls name none
+
     def __init__(
         self,
         *,

@@ -46,6 +46,8 @@ class RedisStore:
     bound here once, so a call costs no step of the store's.
     """
 
+    db_system: str | None = "redis"
+
     def __init__(
         self,
         client: Redis | RedisCluster,

@@ -92,7 +92,7 @@ class Tables:
         the store method's name); an unreachable or full store is ``UNAVAILABLE``."""
         start = time.perf_counter()
         try:
-            with tracing.span("tablestate.store", {"op": op} if tracing.enabled() else None):
+            with tracing.store_span(op, self.store.db_system):
                 return await call
         except StoreFull as exc:
             raise ApiError("UNAVAILABLE", "the store is full; retry later") from exc

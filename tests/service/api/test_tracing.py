@@ -9,16 +9,27 @@ from pathlib import Path
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind, StatusCode
 from support.lucky import MOVE, TABLE, open_table
 from support.server import make_settings, serve
 
 from tablestate import tracing
 from tablestate.config import ConfigError, Settings
 from tablestate.store.memory import MemoryStore
+from tablestate.store.redis import RedisStore
 
 ROOT = Path(__file__).resolve().parents[3]
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT = "00f067aa0ba902b7"
+HTTP_ATTRIBUTES = (
+    "http.request.method",
+    "http.route",
+    "url.path",
+    "url.scheme",
+    "http.response.status_code",
+)
+TABLE_OF = "query($t: ID!) { table(id: $t) { id } }"
+START_NONE = 'mutation { startGame(tableId: "nope") { id } }'
 
 
 async def test_a_move_is_traced_step_by_step_in_its_callers_trace(registry):
@@ -36,7 +47,8 @@ async def test_a_move_is_traced_step_by_step_in_its_callers_trace(registry):
                 "traceparent": f"00-{TRACE}-{PARENT}-01",
                 "authorization": f"Bearer {token}",
             }
-            body = {"query": MOVE, "variables": {"t": t.table_id, "m": move}}
+            named = MOVE.replace("mutation(", "mutation Move(", 1)
+            body = {"query": named, "variables": {"t": t.table_id, "m": move}}
             r = await c.http.post("/graphql", json=body, headers=headers)
             assert "errors" not in r.json(), r.json()
         finally:
@@ -45,12 +57,56 @@ async def test_a_move_is_traced_step_by_step_in_its_callers_trace(registry):
     by_name = {s.name: s for s in found}
     server = by_name["POST /graphql"]
     assert f"{server.parent.span_id:016x}" == PARENT  # the caller's span is its parent
+    assert server.kind is SpanKind.SERVER and server.status.status_code is StatusCode.UNSET
+    assert {k: server.attributes[k] for k in HTTP_ATTRIBUTES} == {
+        "http.request.method": "POST",
+        "http.route": "/graphql",
+        "url.path": "/graphql",
+        "url.scheme": "http",
+        "http.response.status_code": 200,
+    }
+    assert server.attributes["graphql.operation.type"] == "mutation"
+    assert server.attributes["graphql.operation.name"] == "Move"
     commit = by_name["tablestate.commit"]
     assert commit.attributes["tablestate.kind"] == "move"
     steps = [s.name for s in found if s.parent and s.parent.span_id == commit.context.span_id]
     assert steps == ["load", "rules", "write", "fan_out"], steps
-    stores = [s for s in found if s.name == "tablestate.store"]
-    assert "commit" in {s.attributes["op"] for s in stores}
+    stores = [s for s in found if s.kind is SpanKind.CLIENT]
+    assert "commit" in {s.name for s in stores}
+    assert all(s.attributes["db.operation.name"] == s.name for s in stores)
+    assert not any("db.system" in s.attributes for s in stores)  # the memory store: no database
+
+
+@pytest.mark.redis
+async def test_store_calls_name_redis_and_a_graphql_error_is_an_error(
+    registry, redis_url, redis_prefix
+):
+    spans = InMemorySpanExporter()
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    async with serve(make_settings(), registry, store) as c:
+        t = await open_table(c, humans=2)
+        tracing.configure("console", exporter=spans)
+        try:
+            r = await c.http.post(
+                "/graphql", json={"query": TABLE_OF, "variables": {"t": t.table_id}}
+            )
+            assert "errors" not in r.json()
+            r = await c.http.post("/graphql", json={"query": START_NONE})
+            assert r.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+        finally:
+            tracing.configure("off")
+    finished = spans.get_finished_spans()
+    loads = [s for s in finished if s.kind is SpanKind.CLIENT]
+    assert loads and all(s.attributes["db.system"] == "redis" for s in loads)
+    assert all(s.attributes["db.system.name"] == "redis" for s in loads)
+    servers = [s for s in finished if s.kind is SpanKind.SERVER]
+    good, bad = servers[0], servers[-1]
+    assert good.status.status_code is StatusCode.UNSET
+    assert good.attributes["graphql.operation.type"] == "query"
+    assert "graphql.operation.name" not in good.attributes  # an anonymous operation
+    assert bad.status.status_code is StatusCode.ERROR and bad.status.description == "UNAUTHENTICATED"
+    assert bad.attributes["error.type"] == "UNAUTHENTICATED"
+    assert bad.attributes["http.response.status_code"] == 200
 
 
 def test_tracing_off_imports_nothing_of_opentelemetry():
