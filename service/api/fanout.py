@@ -103,7 +103,8 @@ def result_key(key: Any, whole: bool, event: Any) -> Any:
 
 
 def _event_key(operation: tuple[Any, bool], payload: Any) -> Any:
-    return result_key(operation[0], operation[1], payload)
+    key, whole = operation
+    return result_key(key, True, payload) if whole else key
 
 
 class _Done:
