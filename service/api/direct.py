@@ -215,11 +215,16 @@ class Direct:
             """The event's result for this selection, made once per sight that shares it
             (``fanout.result_key``)."""
             results = event.shared
-            key = share if plan.events_only else fanout.result_key(share, True, event)
-            data = results.get(key) if results is not None and key is not None else None
+            if plan.events_only:
+                key = share
+            else:
+                key = fanout.result_key(share, True, event)
+                if key is None:
+                    results = None  # this viewer's own
+            data = results.get(key) if results is not None else None
             if data is None:
                 data = fanout.SharedData({plan.root_key: render(plan.fields, event)})
-                if results is not None and key is not None:
+                if results is not None:
                     results[key] = data
             return data
 

@@ -58,11 +58,15 @@ class Sight(NamedTuple):
 
     @classmethod
     def of(cls, held: _Held) -> Sight:
-        """The sight of rights held at a table (``rights.Rights``)."""
-        seat, host = held.seat, held.host
-        if seat is None:
-            return HOST if host else SPECTATING
-        return cls(seat, bool(host))
+        """The sight of rights held at a table (``rights.Rights``): one object per sight, so
+        that keys holding it compare by identity on the path of every delivery."""
+        key = (held.seat, bool(held.host))
+        found = _KNOWN.get(key)
+        if found is None:
+            found = cls(*key)
+            if len(_KNOWN) < _KEEP:
+                _KNOWN[key] = found
+        return found
 
     def sees(self, event: _Event) -> bool:
         """Whether this sight is shown the event at all (spectators' chat is for viewers
@@ -111,3 +115,8 @@ class Sight(NamedTuple):
 
 SPECTATING: Final = Sight()
 HOST: Final = Sight(None, True)
+_KNOWN: Final[dict[tuple[int | None, bool], Sight]] = {
+    (None, False): SPECTATING,
+    (None, True): HOST,
+}
+_KEEP: Final = 1024  # sights kept (two per seat index in use)

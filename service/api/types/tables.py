@@ -103,13 +103,13 @@ class TableEvent:
     def delivered(cls, item: Delivery, table_id: str, sight: Sight) -> "TableEvent":
         """The event as ``sight`` sees it: one object per sight of a delivery, which every
         subscriber of that sight shares; its results are kept with those of every sight
-        shown the same data of it (``Sight.of_event``, api/fanout.py)."""
-        key = (cls, table_id, sight)
-        found = item.memo.get(key)
+        shown the same data of it (``Sight.of_event``, api/fanout.py). A delivery is one
+        table's: the sight alone keys its object (the results' keys are 3-tuples)."""
+        found = item.memo.get(sight)
         if found is None:
             e = item.event
             sees = sight.of_event(e)
-            found = item.memo[key] = cls(
+            found = item.memo[sight] = cls(
                 cursor=e.cursor,
                 version=e.version,
                 type=e.type,
