@@ -104,7 +104,9 @@ async def test_store_calls_name_redis_and_a_graphql_error_is_an_error(
     assert good.status.status_code is StatusCode.UNSET
     assert good.attributes["graphql.operation.type"] == "query"
     assert "graphql.operation.name" not in good.attributes  # an anonymous operation
-    assert bad.status.status_code is StatusCode.ERROR and bad.status.description == "UNAUTHENTICATED"
+    assert (
+        bad.status.status_code is StatusCode.ERROR and bad.status.description == "UNAUTHENTICATED"
+    )
     assert bad.attributes["error.type"] == "UNAUTHENTICATED"
     assert bad.attributes["http.response.status_code"] == 200
 
