@@ -34,6 +34,8 @@ INTERNALS = {
     "starlette": "service/api builds its routes and WebSockets on it (bounded at its major)",
     "uvicorn": "service/server.py and connections.py subclass its protocols",
     "websockets": "service/edge.py drives its Sans-I/O parser and its writes",
+    "graphql-core": "service/api/fanout.py reads its Executor's state",
+    "cross-web": "service/api raises and catches Strawberry's HTTP exception from it",
 }
 INSTALLERS = {
     "scripts/test": "pins=(-c requirements/lock.txt)",
