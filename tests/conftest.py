@@ -1,17 +1,25 @@
-"""Session-wide fixtures: a real Redis for the tests marked ``redis``."""
+"""Session-wide fixtures: a real Redis for the tests marked ``redis``, and a real PostgreSQL
+(or a SQLite file) for the archive's tests."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
 from uuid import uuid4
 
+import psycopg
 import pytest
 import redis
+from pg_server import NoPostgres, PostgresHandle, provide_postgres
 from redis_server import NoRedis, RedisHandle, provide_redis
 
 from tablestate import plugins
+
+if TYPE_CHECKING:
+    from tablestate.archive.db import Archive
 
 
 @pytest.fixture(scope="session")
@@ -53,3 +61,46 @@ def redis_prefix(redis_handle: RedisHandle) -> Iterator[str]:
                 client.delete(*keys)
         finally:
             client.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_handle() -> Iterator[PostgresHandle]:
+    """The session's PostgreSQL (see ``pg_server.py``). Without one, the PostgreSQL tests
+    fail when ``CI`` is set and are skipped otherwise."""
+    with contextlib.ExitStack() as stack:
+        try:
+            handle = stack.enter_context(provide_postgres())
+        except NoPostgres as exc:
+            if os.environ.get("CI"):
+                pytest.fail(f"CI needs a PostgreSQL for the archive tests: {exc}")
+            pytest.skip(f"no PostgreSQL available (set TEST_DATABASE_URL to use one): {exc}")
+        yield handle
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def archive_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
+    """A database of this test's own: a SQLite file, or a fresh database on the session's
+    PostgreSQL (dropped afterwards), as a user's plain URL."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'archive.db'}"
+        return
+    handle: PostgresHandle = request.getfixturevalue("postgres_handle")
+    name = f"t_{uuid4().hex}"
+    with psycopg.connect(handle.url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(urlsplit(handle.url)._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(handle.url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+async def archive(archive_url: str) -> AsyncIterator[Archive]:
+    """An ``Archive`` on ``archive_url``, migrated, closed afterwards."""
+    from tablestate.archive.db import Archive  # SQLAlchemy only for the tests that use it
+
+    archive = Archive(archive_url)
+    await archive.migrate()
+    yield archive
+    await archive.close()
