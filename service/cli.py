@@ -1,4 +1,4 @@
-"""The ``tablestate`` command: serve, plugins, export-schema, replay."""
+"""The ``tablestate`` command: serve, plugins, export-schema, replay, migrate."""
 # The parser's texts are what a user reads in a terminal: plain words, no reStructuredText.
 
 from __future__ import annotations
@@ -8,9 +8,13 @@ import asyncio
 import sys
 from collections.abc import Sequence
 from importlib import metadata
+from typing import TYPE_CHECKING
 
 from tablestate import plugins
 from tablestate.config import ConfigError, Settings
+
+if TYPE_CHECKING:
+    from tablestate.archive.db import Archive
 
 STARTUP_FAILURE = 3
 
@@ -118,6 +122,39 @@ def _replay(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if ok else 1
 
 
+async def _migrate_async(archive: Archive) -> str:
+    from tablestate.archive import _migrations
+
+    try:
+        await archive.migrate()
+    finally:
+        await archive.close()
+    return f"archive schema at revision {_migrations.head()} ({archive.dialect})"
+
+
+def _migrate(args: argparse.Namespace, settings: Settings) -> int:
+    from tablestate.archive.db import Archive, ArchiveUnavailable
+
+    url = args.database or settings.database_url
+    if not url:
+        print(
+            "tablestate: no archive database: set DATABASE_URL (or pass --database URL)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        archive = Archive(url)
+    except ValueError as exc:  # a URL of a kind the archive does not speak
+        print(f"tablestate: {exc}", file=sys.stderr)
+        return 2
+    try:
+        print(asyncio.run(_migrate_async(archive)))
+    except ArchiveUnavailable as exc:
+        print(f"tablestate: the archive's database cannot be reached: {exc}", file=sys.stderr)
+        return STARTUP_FAILURE
+    return 0
+
+
 SERVE_EPILOG = """\
 Everything else is set by environment variables (TABLESTATE_*, REDIS_URL, ...), each with its
 default, in the Settings table of the README (README.md, section "Settings"). With none set,
@@ -160,6 +197,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep = sub.add_parser("replay", help="re-run a finished table from its revealed seed")
     rep.add_argument("table_id")
     rep.set_defaults(func=_replay)
+    mig = sub.add_parser(
+        "migrate",
+        help="bring the archive's database up to date",
+        description="Bring the archive's database (DATABASE_URL) up to the newest schema.",
+    )
+    mig.add_argument("--database", metavar="URL", help="this database instead of DATABASE_URL's")
+    mig.set_defaults(func=_migrate)
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()
