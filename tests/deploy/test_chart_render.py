@@ -28,6 +28,7 @@ API_VERSIONS = {
     "Pod": "v1",
     "Deployment": "apps/v1",
     "StatefulSet": "apps/v1",
+    "Job": "batch/v1",
     "HorizontalPodAutoscaler": "autoscaling/v2",
     "PodDisruptionBudget": "policy/v1",
     "Ingress": "networking.k8s.io/v1",
@@ -37,6 +38,8 @@ API_VERSIONS = {
 NAMESPACE = "games"
 SECRET = "a-long-random-test-secret"
 REDIS_URL = "redis://redis.example:6379/0"
+DATABASE_URL = "postgresql://ts:pw@db.example:5432/tablestate"
+MIGRATE = f"{FULLNAME}-migrate"
 BASE = ["--set", f"secret={SECRET}", "--set", f"redis.url={REDIS_URL}"]
 FULL = [
     "--set", f"secret={SECRET}",
@@ -54,6 +57,7 @@ FULL = [
     "--set", "config.TABLESTATE_GRAPHIQL=false",
     "--set", "config.TABLESTATE_TRUSTED_PROXIES=10.244.0.0/16\\,10.245.0.7",
     "--set", "image.digest=sha256:" + "b" * 64,
+    "--set", f"database.url={DATABASE_URL}",
 ]  # fmt: skip
 # A values file as well: helm reads its numbers as floats (604800 must stay 604800).
 FULL_VALUES = """
@@ -148,7 +152,7 @@ def check_common(r: Rendered) -> None:
         assert labels["app.kubernetes.io/instance"] == RELEASE
         assert labels["app.kubernetes.io/managed-by"] == "Helm"
         assert labels["helm.sh/chart"] == "tablestate-0.1.0"
-        assert labels["app.kubernetes.io/component"] in ("server", "redis", "test")
+        assert labels["app.kubernetes.io/component"] in ("server", "redis", "test", "migrate")
         assert doc["apiVersion"] in API_VERSIONS[doc["kind"]], doc["apiVersion"]
 
 
@@ -265,7 +269,7 @@ def test_every_option_on_with_the_bundled_redis(helm, full):
     assert r.kinds() == {
         "ServiceAccount", "Secret", "ConfigMap", "Service", "Deployment", "StatefulSet",
         "HorizontalPodAutoscaler", "PodDisruptionBudget", "Ingress", "HTTPRoute",
-        "ServiceMonitor", "Pod",
+        "ServiceMonitor", "Pod", "Job",
     }  # fmt: skip
     templates = {p.name for p in (CHART / "templates").rglob("*.yaml")}
     assert {Path(s).name for s in r.sources.values()} == templates, "a template never rendered"
@@ -278,7 +282,7 @@ def test_every_option_on_with_the_bundled_redis(helm, full):
     redis_name = f"{FULLNAME}-redis"
     assert env_of(c)["REDIS_URL"] == f"redis://{redis_name}:6379/0"
     secret = r.get("Secret")
-    assert set(secret["data"]) == {"TABLESTATE_SECRET"}
+    assert set(secret["data"]) == {"TABLESTATE_SECRET", "DATABASE_URL"}
 
     config = r.get("ConfigMap")["data"]
     assert config["TABLESTATE_ALLOWED_ORIGINS"] == "https://play.example.com,https://tv.example.com"
@@ -422,6 +426,80 @@ def test_a_sign_in_secret_comes_from_a_secret_and_nothing_else(helm):
     assert "TABLESTATE_JWT_SECRET" not in env_of(container(template(helm, *BASE).get("Deployment")))
 
 
+def hook(doc: dict[str, Any]) -> tuple[str, int, str]:
+    """A hook's events, weight and delete policy."""
+    annotations = doc["metadata"]["annotations"]
+    return (
+        annotations["helm.sh/hook"],
+        int(annotations["helm.sh/hook-weight"]),
+        annotations["helm.sh/hook-delete-policy"],
+    )
+
+
+def test_an_archive_comes_from_a_secret_and_its_schema_is_migrated_first(helm):
+    r = template(helm, *BASE, "--set", f"database.url={DATABASE_URL}")
+    check_common(r)
+    deploy = check_server_pods(r)
+    env = env_of(container(deploy))
+    assert env["DATABASE_URL"] == {"secretKeyRef": {"name": FULLNAME, "key": "DATABASE_URL"}}
+    data = r.get("Secret")["data"]
+    assert base64.b64decode(data["DATABASE_URL"]).decode() == DATABASE_URL
+    assert DATABASE_URL not in json.dumps(r.get("ConfigMap")["data"])
+    # The pods do not migrate a PostgreSQL archive themselves (several start at once)...
+    config = {**r.get("ConfigMap")["data"], "REDIS_URL": REDIS_URL, "DATABASE_URL": DATABASE_URL}
+    assert not Settings.from_env({**config, "TABLESTATE_SECRET": SECRET}).migrate
+    # ...a hook Job does, before the Deployment: pre-install and pre-upgrade hooks run
+    # before any ordinary resource of the release is made or changed.
+    job = r.get("Job", MIGRATE)
+    assert hook(job) == ("pre-install,pre-upgrade", -5, "before-hook-creation,hook-succeeded")
+    pod = job["spec"]["template"]
+    assert pod["metadata"]["labels"]["app.kubernetes.io/component"] == "migrate"
+    selector = deploy["spec"]["selector"]["matchLabels"]
+    assert not selector.items() <= pod["metadata"]["labels"].items(), "the Service's pod"
+    ps = pod["spec"]
+    assert ps["restartPolicy"] == "Never" and ps["automountServiceAccountToken"] is False
+    # The chart's ServiceAccount is an ordinary resource: at pre-install it does not exist.
+    assert "serviceAccountName" not in ps
+    assert ps["securityContext"]["runAsNonRoot"] is True
+    (c,) = ps["containers"]
+    assert c["image"] == container(deploy)["image"]
+    assert c["command"] == ["tablestate", "migrate"]
+    assert c["securityContext"]["readOnlyRootFilesystem"] is True
+    # Nor does the chart's Secret exist yet at pre-install: the Job reads the URL from a
+    # hook Secret of its own, made before it (a lower weight).
+    assert env_of(c) == {"DATABASE_URL": {"secretKeyRef": {"name": MIGRATE, "key": "DATABASE_URL"}}}
+    own = r.get("Secret", MIGRATE)
+    assert hook(own) == ("pre-install,pre-upgrade", -10, "before-hook-creation,hook-succeeded")
+    assert {k: base64.b64decode(v).decode() for k, v in own["data"].items()} == {
+        "DATABASE_URL": DATABASE_URL
+    }
+
+    # database.migrate=false: the URL still reaches the pods, and no hook runs.
+    r = template(helm, *BASE, *sets(f"database.url={DATABASE_URL}", "database.migrate=false"))
+    assert "DATABASE_URL" in env_of(container(r.get("Deployment")))
+    assert "Job" not in r.kinds() and ("Secret", MIGRATE) not in r.sources
+
+    # No database: no archive, no DATABASE_URL anywhere, no Job.
+    r = template(helm, *BASE)
+    assert "DATABASE_URL" not in env_of(container(r.get("Deployment")))
+    assert "DATABASE_URL" not in r.get("Secret")["data"]
+    assert "Job" not in r.kinds() and ("Secret", MIGRATE) not in r.sources
+
+
+def test_an_archive_from_an_existing_secret(helm):
+    r = template(helm, *sets("existingSecret.name=creds", "existingSecret.databaseUrlKey=db"))
+    check_common(r)
+    assert "Secret" not in r.kinds(), "the user's Secret exists beforehand: no hook Secret"
+    ref = {"secretKeyRef": {"name": "creds", "key": "db"}}
+    assert env_of(container(r.get("Deployment")))["DATABASE_URL"] == ref
+    (c,) = r.get("Job", MIGRATE)["spec"]["template"]["spec"]["containers"]
+    assert env_of(c) == {"DATABASE_URL": ref}
+    # Without the key, the user's Secret holds no archive.
+    r = template(helm, *sets("existingSecret.name=creds"))
+    assert "DATABASE_URL" not in env_of(container(r.get("Deployment")))
+    assert "Job" not in r.kinds()
+
+
 def test_a_settings_change_rolls_the_pods(helm):
     def checksum(*args: str) -> str:
         deploy = template(helm, *BASE, *args).get("Deployment")
@@ -468,6 +546,12 @@ def test_a_settings_change_rolls_the_pods(helm):
         ([*BASE, "--set", "image.pullPolicy=Sometimes"], "pullPolicy"),
         ([*BASE, "--set", "typo=1"], "typo"),
         ([*BASE, "--kube-version", "1.24.0"], "kubeVersion"),
+        # database.url would go into the chart's Secret, which an existing one replaces
+        (
+            sets("existingSecret.name=creds", f"database.url={DATABASE_URL}"),
+            "existingSecret.databaseUrlKey",
+        ),
+        ([*BASE, "--set", "database.url=sqlite:///data/tablestate.db"], "/database/url"),
     ],
 )
 def test_helm_refuses_what_cannot_work(helm, args, message):

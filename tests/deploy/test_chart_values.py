@@ -32,6 +32,7 @@ SET_BY_CHART = {
     "TABLESTATE_REDIS_SENTINEL",
     "TABLESTATE_REDIS_SENTINEL_MASTER",
     "TABLESTATE_JWT_SECRET",  # a secret: from the chart's Secret (signIn.jwtSecret)
+    "DATABASE_URL",  # a secret too: from the chart's Secret (database.url)
 }
 
 
@@ -90,6 +91,13 @@ def test_a_host_needs_no_paths_of_its_own():
         ("config.TABLESTATE_SPECTATORS", "signed-in"),
         ("signIn.jwtSecret", "s" * 32),
         ("existingSecret.jwtSecretKey", "jwt"),
+        ("database.url", "postgresql://ts:pw@db.example:5432/tablestate"),
+        ("database.url", "postgres://ts@db.example/tablestate?sslmode=require"),
+        ("database.migrate", False),
+        ("existingSecret.databaseUrlKey", "database-url"),
+        ("config.TABLESTATE_MIGRATE", True),
+        ("config.TABLESTATE_ARCHIVE", False),
+        ("config.TABLESTATE_DATA_DIR", "/var/lib/tablestate"),
     ],
 )
 def test_good_values_are_accepted(path, value):
@@ -153,6 +161,13 @@ def test_good_values_are_accepted(path, value):
         ("config.TABLESTATE_JWT_SECRET", "in-a-configmap-" * 4),
         ("config.TABLESTATE_SPECTATORS", "friends"),
         ("signIn.jwtSecret", "short"),
+        # the replicas share one archive: a SQLite file would be each pod's own
+        ("database.url", "sqlite:///data/tablestate.db"),
+        ("database.url", "mysql://db.example/tablestate"),
+        ("database.migrate", "yes"),
+        ("config.DATABASE_URL", "postgresql://ts:pw@db.example/tablestate"),
+        ("config.TABLESTATE_MIGRATE", "maybe"),
+        ("config.TABLESTATE_DATA_DIR", 7),
     ],
 )
 def test_bad_values_are_refused(path, value):

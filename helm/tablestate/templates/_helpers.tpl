@@ -67,9 +67,24 @@ app.kubernetes.io/component: redis
 {{- end }}
 {{- end }}
 
-{{/* The Secret holding REDIS_URL and TABLESTATE_SECRET: the user's or the chart's. */}}
+{{/* The Secret of REDIS_URL, TABLESTATE_SECRET and DATABASE_URL: the user's or the chart's. */}}
 {{- define "tablestate.secretName" -}}
 {{- default (include "tablestate.fullname" .) .Values.existingSecret.name }}
+{{- end }}
+
+{{/* Whether there is an archive: a DATABASE_URL in the chart's Secret or the user's. */}}
+{{- define "tablestate.database.enabled" -}}
+{{- if or .Values.database.url (and .Values.existingSecret.name .Values.existingSecret.databaseUrlKey) }}true{{ end }}
+{{- end }}
+
+{{/* The Secret's key of DATABASE_URL: the user's Secret's, or the chart's. */}}
+{{- define "tablestate.database.urlKey" -}}
+{{- if .Values.existingSecret.name }}{{ .Values.existingSecret.databaseUrlKey }}{{ else }}DATABASE_URL{{ end }}
+{{- end }}
+
+{{/* The migrate hook's Job, and its Secret (see migrate-job.yaml). */}}
+{{- define "tablestate.migrate.fullname" -}}
+{{- printf "%s-migrate" (include "tablestate.fullname" . | trunc 55 | trimSuffix "-") }}
 {{- end }}
 
 {{/* The URL of the bundled Redis. */}}
@@ -100,6 +115,9 @@ in values files as floats, and 604800 would otherwise print as 6.048e+05).
 {{- end }}
 {{- if not (or $redis.bundled.enabled $redis.url .Values.existingSecret.name) }}
 {{- fail "Tablestate needs Redis: set redis.url (an external Redis), existingSecret.name (a Secret holding REDIS_URL), or redis.bundled.enabled=true (for trying it out)" }}
+{{- end }}
+{{- if and .Values.existingSecret.name .Values.database.url }}
+{{- fail "database.url goes into the chart's Secret, which existingSecret.name replaces: put DATABASE_URL into your Secret and name its key in existingSecret.databaseUrlKey" }}
 {{- end }}
 {{- if not (or .Values.secret .Values.existingSecret.name) }}
 {{- fail "set secret (TABLESTATE_SECRET: a long random string, the same for the life of the tables, e.g. openssl rand -hex 32) or existingSecret.name" }}
