@@ -26,6 +26,7 @@ from tablestate.api.context import Services
 from tablestate.api.probes import Probes
 from tablestate.api.schema import build_schema
 from tablestate.api.view import GraphQLApp
+from tablestate.archive.db import ArchiveUnavailable
 from tablestate.config import LOCAL_ORIGIN, Settings
 from tablestate.hub import Hub
 from tablestate.identity import Identity
@@ -247,7 +248,14 @@ def create_app(
     schema = build_schema(registry, settings, metrics)
     graphql = GraphQLApp(services, schema)
 
-    probes = Probes(settings, store, metrics, guard)
+    archiver = tables.archiver
+    probes = Probes(
+        settings,
+        store,
+        metrics,
+        guard,
+        degraded=lambda: archiver is not None and archiver.degraded,
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -256,6 +264,11 @@ def create_app(
         verify = getattr(store, "verify", None)  # the Redis store: can it keep its promise?
         if verify is not None:
             await verify()
+        if archiver is not None and settings.migrate:
+            try:
+                await archiver.archive.migrate()
+            except ArchiveUnavailable as exc:  # play goes on; archiving waits and retries
+                log.error("could not migrate the archive's database: %s", exc)
         tables.start_worker()
         try:
             yield

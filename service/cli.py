@@ -104,15 +104,18 @@ async def _replay_async(table_id: str, settings: Settings) -> tuple[bool, str]:
 
     reg = plugins.load(settings.plugins, settings.disable)
     store = open_store(settings)
+    tables = TableService(settings, reg, store)  # reads the archive too, when there is one
     try:
-        tables = TableService(settings, reg, store)
         loaded = await tables.reads.load(table_id)
         if loaded is None:
-            return False, f"no table {table_id!r} in the store"
+            where = "the store or the archive" if tables.archiver else "the store"
+            return False, f"no table {table_id!r} in {where}"
         moves = await tables.reads.moves(table_id)
         report = replay(loaded.table, moves, loaded.game, loaded.rules)
         return report.ok, f"{report.reason} ({report.moves} moves)"
     finally:
+        if tables.archiver is not None:
+            await tables.archiver.archive.close()
         await store.close()
 
 

@@ -10,6 +10,7 @@ import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -208,6 +209,12 @@ class Settings:
     trace_plugins: bool = False
     idle_ttl: int = 7 * 24 * 3600
     finished_ttl: int = 24 * 3600
+    # The archive of finished tables and the ratings (service/archive): a database URL
+    # (postgresql://..., sqlite:///path); None: no archive, and a finished table expires
+    # from the store with everything it holds. ``migrate``: bring the archive's schema up
+    # to date at start-up (else `tablestate migrate` does).
+    database_url: str | None = None
+    migrate: bool = False
     redis_prefix: str = "ts:"
     redis_max_connections: int = 50
     redis_timeout: float = 2.0
@@ -351,8 +358,17 @@ class Settings:
                 "TABLESTATE_REDIS_ACK_TIMEOUT (ms) must be shorter than TABLESTATE_REDIS_TIMEOUT "
                 "(s): a commit waiting for its acknowledgement would time out first"
             )
+        database_url = env.get("DATABASE_URL", "").strip() or None
+        if database_url is None and not redis_url and _bool(env, "TABLESTATE_ARCHIVE", True):
+            # The embedded default, for one process on the memory store: a SQLite file in
+            # the data folder. Replicas on Redis share one database, so they name it.
+            folder = Path(env.get("TABLESTATE_DATA_DIR", "").strip() or "data").absolute()
+            database_url = f"sqlite:///{folder / 'tablestate.db'}"
+        migrate_default = database_url is not None and database_url.startswith("sqlite")
         return cls(
             redis_url=redis_url,
+            database_url=database_url,
+            migrate=_bool(env, "TABLESTATE_MIGRATE", migrate_default),
             secret=secret,
             secret_is_random=random_secret,
             host=env.get("TABLESTATE_HOST", "127.0.0.1"),

@@ -57,10 +57,16 @@ _COUNTERS: Final = {
     ),
     "tablestate_events_delivered_total": ("Events sent to subscribers.", ()),
     "tablestate_slow_consumers_total": ("Subscribers dropped as too slow.", ()),
+    "tablestate_archived_total": ("Finished or cancelled tables archived, by status.", ("status",)),
+    "tablestate_archive_failures_total": (
+        "Tries to archive a table that the database refused or did not answer.",
+        (),
+    ),
 }
 _GAUGES: Final = {
     "tablestate_subscribers": "Open tableEvents subscriptions (of every live worker).",
     "tablestate_watched_tables": "Tables followed for subscribers (of every live worker).",
+    "tablestate_archive_degraded": "1 while the archive's database fails (tables wait).",
 }
 _HISTOGRAMS: Final = {
     "tablestate_store_seconds": ("Latency of store calls (Redis round trips).", ("op",)),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
@@ -20,6 +21,11 @@ from tablestate import plugins
 
 if TYPE_CHECKING:
     from tablestate.archive.db import Archive
+
+# A service made from the environment (Settings.from_env, `tablestate serve` in a
+# subprocess) keeps its default archive in a folder of the test run's own, never in the
+# working directory.
+os.environ.setdefault("TABLESTATE_DATA_DIR", tempfile.mkdtemp(prefix="tablestate-test-data-"))
 
 
 @pytest.fixture(scope="session")

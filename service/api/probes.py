@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Callable
 from typing import Final
 
 from starlette.requests import Request
@@ -35,8 +36,15 @@ class Probes:
     """The probe endpoints of one replica and their per-address buckets."""
 
     def __init__(
-        self, settings: Settings, store: StateStore, metrics: Metrics, guard: Guard
+        self,
+        settings: Settings,
+        store: StateStore,
+        metrics: Metrics,
+        guard: Guard,
+        *,
+        degraded: Callable[[], bool] = lambda: False,
     ) -> None:
+        self._degraded = degraded
         self._rate = settings.rate_address
         self._burst = settings.rate_address_burst
         self._store = store
@@ -62,7 +70,9 @@ class Probes:
         if refused is not None:
             return refused
         if await self.ready():
-            return JSONResponse({"status": "ready"})
+            # The archive's database failing stops no play (finished tables wait in the
+            # store): still ready, and said so.
+            return JSONResponse({"status": "degraded" if self._degraded() else "ready"})
         return JSONResponse({"status": "unavailable"}, status_code=503)
 
     async def metrics(self, request: Request) -> Response:

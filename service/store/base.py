@@ -434,6 +434,26 @@ class DueIndex(Protocol):
         no other replica takes it meanwhile; a claimer that dies lets it fall due again."""
 
 
+class ArchiveQueue(Protocol):
+    """Finished tables waiting to be archived (``service/tables/archiving.py``): any replica
+    claims one, writes it into the archive, then lets the store forget it."""
+
+    async def schedule_archive(
+        self, table_id: str, due: float, *, only_sooner: bool = True
+    ) -> None:
+        """Record that the table is to be archived from epoch second ``due`` on (with
+        ``only_sooner``, an entry already there is only brought forward)."""
+
+    async def claim_archive(self, now: float, lease: float, limit: int) -> tuple[str, ...]:
+        """Tables due by ``now``, each pushed ``lease`` seconds on so that no other replica
+        takes it meanwhile; a claimer that dies lets it fall due again."""
+
+    async def archived(self, table_id: str, ttl: float | None) -> None:
+        """The table is in the archive: drop its entry, and let the store forget the table
+        (every key of it) ``ttl`` seconds from now (None: drop the entry alone; its table
+        is not to be archived, or is gone)."""
+
+
 class Feeds(Protocol):
     """Announcements of new events (per watched table) and of lobby notices."""
 
@@ -487,7 +507,9 @@ class RateBuckets(Protocol):
         it); ``key`` holds no secret (callers hash tokens)."""
 
 
-class StateStore(TableStore, UserTables, DueIndex, Feeds, Presence, RateBuckets, Protocol):
+class StateStore(
+    TableStore, UserTables, DueIndex, ArchiveQueue, Feeds, Presence, RateBuckets, Protocol
+):
     """The whole contract both stores keep (the same contract tests run on both): each
     part of the service asks only for the protocol it uses."""
 

@@ -154,6 +154,7 @@ class MemoryStore:
         self._idempotency_kept = idempotency_kept
         self._tables: dict[str, _Table] = {}
         self._due: dict[tuple[str, int], float] = {}
+        self._to_archive: dict[str, float] = {}
         self._listener: Listener | None = None
         self._watched: set[str] = set()
         self._limits: dict[str, float] = {}  # rate limit key -> theoretical arrival time
@@ -389,6 +390,26 @@ class MemoryStore:
         for entry in claimed:
             self._due[entry] = now + lease
         return claimed
+
+    async def schedule_archive(
+        self, table_id: str, due: float, *, only_sooner: bool = True
+    ) -> None:
+        if only_sooner:
+            due = min(due, self._to_archive.get(table_id, due))
+        self._to_archive[table_id] = due
+
+    async def claim_archive(self, now: float, lease: float, limit: int) -> tuple[str, ...]:
+        ready = sorted((due, table_id) for table_id, due in self._to_archive.items() if due <= now)
+        claimed = tuple(table_id for _, table_id in ready[: max(limit, 0)])
+        for table_id in claimed:
+            self._to_archive[table_id] = now + lease
+        return claimed
+
+    async def archived(self, table_id: str, ttl: float | None) -> None:
+        self._to_archive.pop(table_id, None)
+        table = self._live(table_id)
+        if table is not None and ttl is not None:
+            table.expires_at = self._clock() + ttl
 
     def set_listener(self, listener: Listener) -> None:
         self._listener = listener

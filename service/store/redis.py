@@ -22,7 +22,7 @@ from redis.exceptions import RedisError
 
 from tablestate.store import _wire
 from tablestate.store._buckets import RedisRateBuckets
-from tablestate.store._due import RedisDueIndex
+from tablestate.store._due import RedisArchiveQueue, RedisDueIndex
 from tablestate.store._feeds import RedisFeeds
 from tablestate.store._pipe import Address, Pipe
 from tablestate.store._presence import RedisPresence
@@ -101,6 +101,11 @@ class RedisStore:
         self.schedule = due.schedule
         self.unschedule = due.unschedule
         self.claim_due = due.claim_due
+
+        archive = RedisArchiveQueue(link)
+        self.schedule_archive = archive.schedule_archive
+        self.claim_archive = archive.claim_archive
+        self.archived = archive.archived
 
         feeds = RedisFeeds(link, self._watcher)
         self.set_listener = feeds.set_listener

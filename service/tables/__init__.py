@@ -19,12 +19,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from tablestate.archive.db import Archive
 from tablestate.config import Settings
 from tablestate.engine import table as eng
 from tablestate.engine.bots import Budget
 from tablestate.metrics import Metrics
 from tablestate.plugins import Registry
 from tablestate.store.base import StateStore, StoredEvent
+from tablestate.tables.archiving import HOLD, Archiver
 from tablestate.tables.bots import Bots
 from tablestate.tables.clocks import Clocks, UndoRecords
 from tablestate.tables.commit import Change, Committed, Committer, Operation
@@ -96,6 +98,22 @@ class TableService:
             self.lobby,
             self.users,
         ]
+        # The archive of finished tables (service/tables/archiving.py): a finished table
+        # then stays in the store until it is archived, and its reads fall back on it.
+        self.archiver: Archiver | None = None
+        if settings.database_url is not None:
+            archive = Archive(settings.database_url)
+            self.reads.archive = archive
+            self.committer.finished_ttl = HOLD
+            self.archiver = Archiver(
+                store,
+                store,
+                archive,
+                metrics,
+                clock,
+                finished_ttl=float(settings.finished_ttl),
+            )
+            self.committer.collaborators.append(self.archiver)
         self.operations = Operations(
             self.committer,
             store,
@@ -117,6 +135,8 @@ class TableService:
             spectators=settings.spectators,
         )
         self.attendance = Attendance(appends, store, clock, ttl=settings.presence_ttl)
+        if self.archiver is not None:
+            self.archiver.say = appends.say
 
     def _delivered(
         self,
@@ -133,9 +153,14 @@ class TableService:
             self.on_append(table_id, on)
 
     def start_worker(self, interval: float = 0.25) -> None:
-        """Start the due-index worker (bots, clocks, grace periods)."""
+        """Start the due-index worker (bots, clocks, grace periods) and the archive's."""
         self.bots.start_worker(interval)
+        if self.archiver is not None:
+            self.archiver.start_worker()
 
     async def close(self) -> None:
         await self.attendance.close()
         await self.bots.close()
+        if self.archiver is not None:
+            await self.archiver.close()
+            await self.archiver.archive.close()

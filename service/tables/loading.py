@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import json
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 from tablestate import logs, tracing
+from tablestate.archive.db import Archive, ArchivedTable, ArchiveUnavailable
 from tablestate.engine import table as eng
 from tablestate.engine.game import GameDef, Move, Rejected
 from tablestate.engine.rights import HELD, Credential, MalformedToken, User, rights
@@ -34,9 +36,15 @@ from tablestate.store.base import (
     StoreUnavailable,
     TableStore,
     UserTables,
+    cursor_key,
+    page_cursor,
+    parse_page_cursor,
 )
 
+log = logging.getLogger("tablestate.archive")
+
 CACHE_SIZE: Final = 2048
+ARCHIVED_KEPT: Final = 64  # archived tables kept read (with their events)
 
 T = TypeVar("T")
 
@@ -86,6 +94,9 @@ class Tables:
         self.users = users
         self.metrics = metrics
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
+        # The archive of finished tables, read once the store forgot one (None: no archive).
+        self.archive: Archive | None = None
+        self._archived: OrderedDict[str, ArchivedTable] = OrderedDict()
 
     async def call(self, op: str, call: Awaitable[T]) -> T:
         """Await a store call, timed as ``op`` (the label of ``tablestate_store_seconds``:
@@ -112,8 +123,11 @@ class Tables:
         logs.table_id.set(table_id)
         found = await self.call("load", self.store.load(table_id))
         if found is None:
-            self._cache.pop(table_id, None)
-            return None
+            archived = await self.archived(table_id)
+            if archived is None:
+                self._cache.pop(table_id, None)
+                return None
+            found = archived.snapshot, archived.version
         snapshot, version = found
         cached = self._cache.get(table_id)
         if cached is not None and cached.version == version:
@@ -135,6 +149,34 @@ class Tables:
         while len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
         return loaded
+
+    async def archived(self, table_id: str) -> ArchivedTable | None:
+        """The table as the archive keeps it (None: not there, or no archive). The newest
+        few read are kept: an archived table never changes.
+
+        Raises:
+            ApiError: ``UNAVAILABLE`` when the archive's database does not answer.
+        """
+        if self.archive is None:
+            return None
+        kept = self._archived.get(table_id)
+        if kept is not None:
+            self._archived.move_to_end(table_id)
+            return kept
+        start = time.perf_counter()
+        try:
+            with tracing.store_span("archive_load", self.archive.dialect):
+                found = await self.archive.load(table_id)
+        except ArchiveUnavailable as exc:
+            raise ApiError("UNAVAILABLE", "the archive is unreachable; retry later") from exc
+        finally:
+            elapsed = time.perf_counter() - start
+            self.metrics.observe("tablestate_store_seconds", elapsed, op="archive_load")
+        if found is not None:
+            self._archived[table_id] = found
+            while len(self._archived) > ARCHIVED_KEPT:
+                self._archived.popitem(last=False)
+        return found
 
     async def load_table(self, table_id: str) -> eng.Table | None:
         """The table now as stored (None: no such table)."""
@@ -180,15 +222,37 @@ class Tables:
     ) -> tuple[StoredEvent, ...]:
         """Events after a cursor, or the newest ``last``; ``seated``: for a reader with a
         seat (the store leaves out, and never reads, events it may not see)."""
+        kept = self._archived.get(table_id)
+        if kept is not None:  # read from the archive: the store had forgotten it
+            return archived_events(kept, after, first, last, seated=seated)
         try:
             if last is not None:
                 found = self.store.last_events(table_id, last, seated=seated)
-                return await self.call("last_events", found)
-            return await self.call(
-                "events", self.store.events(table_id, after, first, seated=seated)
-            )
+                stored = await self.call("last_events", found)
+            else:
+                stored = await self.call(
+                    "events", self.store.events(table_id, after, first, seated=seated)
+                )
         except BadCursor as exc:
-            raise ApiError("BAD_INPUT", str(exc)) from exc
+            archived = await self._forgotten(table_id)
+            if archived is None:
+                raise ApiError("BAD_INPUT", str(exc)) from exc
+            return archived_events(archived, after, first, last, seated=seated)
+        if stored or self.archive is None:
+            return stored
+        archived = await self._forgotten(table_id)
+        if archived is None:
+            return stored
+        return archived_events(archived, after, first, last, seated=seated)
+
+    async def _forgotten(self, table_id: str) -> ArchivedTable | None:
+        """The archived table, if the store no longer has it (one more store read: only
+        when the store's answer was empty or refused)."""
+        if self.archive is None:
+            return None
+        if await self.call("load", self.store.load(table_id)) is not None:
+            return None
+        return await self.archived(table_id)
 
     async def list(
         self, game_id: str | None, status: str | None, first: int, after: str | None
@@ -206,10 +270,73 @@ class Tables:
         tables the user no longer holds anything at: each table's own records decide
         (``rights``)."""
         page = await self.call("user_tables", self.users.user_tables(user.id, status, first, after))
+        if self.archive is not None and status in (None, eng.FINISHED, eng.CANCELLED):
+            page = await self._with_archived(user, page, first, after)
         loaded = await asyncio.gather(*(self.load(t) for t in page.table_ids))
-        held = [t for t in loaded if t is not None and rights(user, t.table).standing == HELD]
+        held = [
+            t
+            for t in loaded
+            if t is not None
+            and rights(user, t.table).standing == HELD
+            and (status is None or t.table.status == status)
+        ]
         return held, page
+
+    async def _with_archived(self, user: User, live: Page, first: int, after: str | None) -> Page:
+        """The newest ``first`` of the store's page and the archive's tables of ``user``,
+        after the same place: the store forgets a finished table a while after the archive
+        has it, so a table may be in both (once in the page). Without an answer from the
+        archive, the store's page alone (logged)."""
+        assert self.archive is not None
+        bound = parse_page_cursor(after) if after is not None else None
+        try:
+            found = await self.archive.user_tables(user.id, first, bound)
+        except ArchiveUnavailable as exc:
+            log.warning("myTables without the archive's tables: %s", exc)
+            return live
+        rows = {
+            tid: (parse_page_cursor(c)[0], tid)
+            for tid, c in zip(live.table_ids, live.cursors, strict=True)
+        }
+        for table_id, created_at in found:
+            rows.setdefault(table_id, (created_at, table_id))
+        ordered = sorted(rows.values(), reverse=True)
+        page = ordered[:first]
+        more = len(ordered) > first or live.next is not None or len(found) >= first
+        return Page(
+            tuple(tid for _, tid in page),
+            page_cursor(*page[-1]) if page and more else None,
+            tuple(page_cursor(*row) for row in page),
+        )
 
     async def moves(self, table_id: str) -> builtins.list[dict[str, Any]]:
         """The table's move log (for replay)."""
-        return [json.loads(m) for m in await self.call("moves", self.store.moves(table_id))]
+        entries = await self.call("moves", self.store.moves(table_id))
+        if not entries:
+            archived = await self._forgotten(table_id)
+            if archived is not None:
+                entries = archived.moves
+        return [json.loads(m) for m in entries]
+
+
+def archived_events(
+    table: ArchivedTable, after: str | None, first: int, last: int | None, *, seated: bool
+) -> tuple[StoredEvent, ...]:
+    """An archived table's events as the store would give them: after a cursor (from the
+    first when None), or the newest ``last``; ``seated`` leaves out those with an audience.
+
+    Raises:
+        ApiError: ``BAD_INPUT`` for a malformed cursor.
+    """
+    events = [StoredEvent.from_json(text) for text in table.events]
+    if seated:
+        events = [e for e in events if e.audience is None]
+    if last is not None:
+        return tuple(events[-last:]) if last > 0 else ()
+    if after is not None:
+        try:
+            bound = cursor_key(after)
+        except BadCursor as exc:
+            raise ApiError("BAD_INPUT", str(exc)) from exc
+        events = [e for e in events if cursor_key(e.cursor) > bound]
+    return tuple(events[: max(first, 0)])

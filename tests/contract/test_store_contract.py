@@ -334,6 +334,30 @@ async def test_due_index_claim_lease_unschedule(store: StateStore) -> None:
     assert await store.claim_due(10_000.0, 30.0, 10) == ()
 
 
+async def test_archive_queue_claim_lease_and_archived(
+    store: StateStore, elapse: Callable[[float], Awaitable[None]]
+) -> None:
+    a, b, gone = tid(), tid(), tid()
+    await store.create(a, "s", meta(game="arch"), [ev("a")], ttl=3600)
+    await store.schedule_archive(a, 100.0)
+    await store.schedule_archive(b, 200.0)
+    await store.schedule_archive(a, 150.0)  # only brought forward, never put off
+    assert await store.claim_archive(50.0, 30.0, 10) == ()
+    assert await store.claim_archive(120.0, 30.0, 10) == (a,)
+    assert await store.claim_archive(140.0, 30.0, 10) == ()  # leased until 150
+    assert await store.claim_archive(151.0, 30.0, 10) == (a,)  # the claimer died
+    await store.schedule_archive(b, 500.0, only_sooner=False)  # put off on purpose
+    assert await store.claim_archive(300.0, 30.0, 10) == (a,)  # b is due at 500 now
+    await store.archived(b, None)  # the entry alone goes
+    await store.archived(gone, None)  # unknown entries are fine
+    await store.archived(a, 0.3)  # archived: the store forgets it soon
+    assert await store.load(a) == ("s", 1)
+    assert await store.claim_archive(10_000.0, 30.0, 10) == ()
+    await elapse(0.5)
+    assert await store.load(a) is None
+    assert await store.events(a) == ()
+
+
 async def test_due_index_only_sooner_never_puts_an_entry_off(store: StateStore) -> None:
     """Two commits racing for one version both write its entry first: the loser's later
     time must not delay the winner's (only_sooner); a plain schedule sets the time."""

@@ -24,6 +24,15 @@ from tablestate.api.types import (
     seats_of,
     table_of,
 )
+from tablestate.api.types.ratings import (
+    Rating,
+    RatingConnection,
+    RatingEdge,
+    board_cursor,
+    parse_board_cursor,
+    variant_of,
+)
+from tablestate.archive.db import ArchiveUnavailable
 from tablestate.engine.rights import HELD, Credential, Rights, user_of
 from tablestate.engine.schema import parse_global_id
 from tablestate.errors import ApiError
@@ -194,6 +203,43 @@ async def nodes(info: Info, ids: list[strawberry.ID]) -> list[Node | None]:
     return [await node(info, i) for i in ids]
 
 
+async def leaderboard(
+    info: Info,
+    game_id: strawberry.ID,
+    house_rules: list[strawberry.ID] | None = None,
+    first: int = 20,
+    after: str | None = None,
+) -> RatingConnection:
+    _page_args(first, after)
+    await info.context.credential()  # a bad token is refused first
+    if str(game_id) not in info.context.services.registry.games:
+        raise ApiError("NOT_FOUND", "no such game")
+    rank, bound = parse_board_cursor(after) if after is not None else (0, None)
+    archive = info.context.services.tables.reads.archive
+    if archive is None:
+        raise ApiError("UNAVAILABLE", "this server keeps no archive, so no ratings")
+    variant = variant_of(house_rules or [])
+    try:
+        found = await archive.leaderboard(str(game_id), variant, first + 1, bound)
+    except ArchiveUnavailable as exc:
+        raise ApiError("UNAVAILABLE", "the archive is unreachable; retry later") from exc
+    page = found[:first]
+    edges = [
+        RatingEdge(cursor=board_cursor(rank + n, r), rank=rank + n, node=Rating.of(r))
+        for n, r in enumerate(page, 1)
+    ]
+    return RatingConnection(
+        nodes=[e.node for e in edges],
+        edges=edges,
+        page_info=PageInfo(
+            end_cursor=edges[-1].cursor if edges else None,
+            has_next_page=len(found) > first,
+            has_previous_page=after is not None,
+            start_cursor=edges[0].cursor if edges else None,
+        ),
+    )
+
+
 def plugins(info: Info) -> list[Plugin]:
     return [Plugin.of(p) for p in info.context.services.registry.plugins]
 
@@ -213,6 +259,11 @@ FIELDS: tuple[tuple[Callable[..., Any], str], ...] = (
         "(UNAUTHENTICATED without a sign-in).",
     ),
     (plugins, "The loaded plugins and the hooks they implement."),
+    (
+        leaderboard,
+        "The signed-in users' ratings in a game, highest ordinal first; `houseRules`: the "
+        "variant ([]: the game's own rules). UNAVAILABLE where the server keeps no archive.",
+    ),
     (
         node,
         "The object of a global id (a table, a seat, a game, a house rule) as you may see "

@@ -6,7 +6,10 @@ No ``from __future__ import annotations`` here: Strawberry reads these annotatio
 
 import strawberry
 
-from tablestate.engine.schema import global_id
+from tablestate.api.types.ratings import Rating
+from tablestate.archive import db
+from tablestate.engine.schema import global_id, resolver
+from tablestate.errors import ApiError
 
 
 @strawberry.type(description="A signed-in user, as the JWT sent says.")
@@ -17,6 +20,20 @@ class User:
     name: str | None = strawberry.field(
         description="The name the JWT gives (its configured claim; null: none)."
     )
+
+    @resolver(
+        description="The user's ratings, one per game and variant with a rated table, by "
+        "game ([]: none yet, or no archive; docs/identity.md, Ratings)."
+    )
+    async def ratings(self, info: strawberry.Info) -> list[Rating]:
+        archive = info.context.services.tables.reads.archive
+        if archive is None:
+            return []
+        try:
+            found = await archive.ratings(db.Player("user", str(self.id)))
+        except db.ArchiveUnavailable as exc:
+            raise ApiError("UNAVAILABLE", "the archive is unreachable; retry later") from exc
+        return [Rating.of(r) for r in found]
 
 
 @strawberry.type(description="Who the sent token says you are.")

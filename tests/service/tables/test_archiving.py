@@ -1,0 +1,228 @@
+"""The archive of finished tables, end to end: a table played to its end by signed-in
+players is archived once, rated once, forgotten by the store, and then still read, paged,
+listed, replayed and ranked; the database down stops no play and loses nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+import redis.asyncio
+from support.jwts import ISSUER, Issuer, Key, sign_in_settings, token
+from support.lucky import TABLE, open_table, play_out
+from support.server import free_port, make_settings, serve
+
+from tablestate import cli
+from tablestate.archive.db import Archive, Player
+from tablestate.plugins import Registry
+from tablestate.store.memory import MemoryStore
+from tablestate.tables import TableService
+from tablestate.tables.archiving import HOLD, RATED
+
+EVENTS = """query($t: ID!, $n: Int, $a: String) { table(id: $t) { id status
+  eventsConnection(first: $n, after: $a) {
+    nodes { cursor type data } pageInfo { endCursor hasNextPage } } } }"""
+MINE = """query { myTables(status: FINISHED) { nodes { id status } } }"""
+BOARD = """query($g: ID!, $n: Int, $a: String) { leaderboard(gameId: $g, first: $n, after: $a) {
+  edges { cursor rank node { player { userId name } mu sigma ordinal games } }
+  pageInfo { endCursor hasNextPage } } }"""
+RATINGS = (
+    """query { viewer { user { id ratings { gameId houseRules mu sigma ordinal games } } } }"""
+)
+
+
+async def until(check: Callable[[], Awaitable[Any]], seconds: float = 20.0) -> Any:
+    """The first truthy answer of ``check``, asked until ``seconds`` have passed."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        found = await check()
+        if found:
+            return found
+        assert loop.time() < deadline, "the condition never held"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_finished_table_outlives_the_store(
+    registry: Registry, make_store: Any, archive_url: str, tmp_path: Any
+) -> None:
+    issuer = Issuer(tmp_path)
+    issuer.publish(Key.rsa("rsa-1"))
+    ann, bob = (token(issuer.keys[0], sub) for sub in ("ann", "bob"))
+    settings = make_settings(
+        database_url=archive_url, migrate=True, finished_ttl=1, **sign_in_settings(str(issuer.file))
+    )
+    store = make_store()
+    async with serve(settings, registry, store) as c:
+        t = await open_table(c, humans=2, joiners=[ann, bob])
+        finished = await play_out(c, t)
+        assert finished["status"] == "FINISHED"
+
+        async def rated() -> Any:
+            table = (await c.q(EVENTS, ann, t=t.table_id, n=1000))["table"]
+            return [e for e in table["eventsConnection"]["nodes"] if e["type"] == RATED]
+
+        told = (await until(rated))[0]["data"]["ratings"]
+        assert {r["player"]["id"] for r in told} == {f"{ISSUER}#ann", f"{ISSUER}#bob"}
+        live = (await c.q(TABLE, ann, t=t.table_id))["table"]
+        live_events = (await c.q(EVENTS, ann, t=t.table_id, n=1000))["table"]
+
+        # The store forgets it a second after it finished (it is archived by then)...
+        await until(lambda: _gone(store, t.table_id))
+        # ... and every read finds it in the archive, with the same rights and redaction.
+        assert (await c.q(TABLE, ann, t=t.table_id))["table"] == live
+        spectator = (await c.q(TABLE, None, t=t.table_id))["table"]
+        assert spectator["id"] == t.table_id and spectator["state"]["myHand"] is None
+        paged: list[dict[str, Any]] = []
+        after = None
+        while True:
+            page = (await c.q(EVENTS, ann, t=t.table_id, n=7, a=after))["table"]
+            conn = page["eventsConnection"]
+            paged += conn["nodes"]
+            after = conn["pageInfo"]["endCursor"]
+            if not conn["pageInfo"]["hasNextPage"]:
+                break
+        assert paged == live_events["eventsConnection"]["nodes"]
+        assert [n["id"] for n in (await c.q(MINE, ann))["myTables"]["nodes"]] == [t.table_id]
+
+        board = (await c.q(BOARD, g="lucky-draw", n=1))["leaderboard"]
+        top = board["edges"][0]
+        assert top["rank"] == 1 and board["pageInfo"]["hasNextPage"]
+        rest = (await c.q(BOARD, g="lucky-draw", n=5, a=top["cursor"]))["leaderboard"]
+        assert [e["rank"] for e in rest["edges"]] == [2]
+        assert not rest["pageInfo"]["hasNextPage"]
+        first, second = top["node"], rest["edges"][0]["node"]
+        assert first["ordinal"] >= second["ordinal"] and first["games"] == second["games"] == 1
+        winners = finished["result"]["winners"]
+        if len(winners) == 1:  # the winner is on top
+            user = "ann" if winners == [0] else "bob"
+            assert first["player"]["userId"] == f"{ISSUER}#{user}"
+        mine = (await c.q(RATINGS, ann))["viewer"]["user"]["ratings"]
+        assert [(r["gameId"], r["houseRules"], r["games"]) for r in mine] == [("lucky-draw", [], 1)]
+
+    # `tablestate replay` checks the shuffle from the archive alone.
+    replayed, message = await cli._replay_async(t.table_id, settings)
+    assert replayed, message
+
+
+async def _gone(store: Any, table_id: str) -> bool:
+    return await store.load(table_id) is None
+
+
+async def test_the_database_down_stops_no_play_and_loses_nothing(
+    registry: Registry, make_store: Any, archive_url: str, request: pytest.FixtureRequest
+) -> None:
+    down = f"postgresql://nobody@127.0.0.1:{free_port()}/none"
+    settings = make_settings(database_url=down, finished_ttl=1)
+    svc = TableService(settings, registry, make_store())
+    archiver = svc.archiver
+    assert archiver is not None
+    try:
+        loaded, host = await svc.operations.create("lucky-draw", [], None, 2)
+        tid = loaded.table.id
+        _, _, token0 = await svc.operations.join(None, tid, "Ann", 0, None)
+        _, _, token1 = await svc.operations.join(None, tid, "Bob", 1, None)
+        await svc.operations.start(await svc.reads.authenticate(host), tid)
+        while (now := await svc.reads.must_load(tid)).table.status != "FINISHED":
+            seat = now.to_act()[0]
+            viewer = await svc.reads.authenticate(token0 if seat == 0 else token1)
+            await svc.moves.make(viewer, tid, "lucky-draw", now.legal_moves(seat)[0])
+        await until(lambda: _true(archiver.degraded))
+        assert svc.metrics.get("tablestate_archive_degraded") == 1
+        assert svc.metrics.get("tablestate_archive_failures_total") >= 1
+        # Its finished TTL is a second, but the store holds it until it is archived.
+        assert await _kept_for(svc.store, tid, request) > HOLD / 2
+
+        # The database comes back: the worker archives it on its next try.
+        healthy = Archive(archive_url)
+        await healthy.migrate()
+        archiver.archive = healthy
+        svc.reads.archive = healthy
+        svc.start_worker()
+        found = await until(lambda: healthy.load(tid), seconds=30)
+        assert found.status == "FINISHED" and not archiver.degraded
+        await until(lambda: _gone(svc.store, tid))
+        assert (await svc.reads.must_load(tid)).table.status == "FINISHED"
+    finally:
+        await svc.close()
+
+
+async def _kept_for(store: Any, table_id: str, request: pytest.FixtureRequest) -> float:
+    """Seconds the store keeps the table yet (its snapshot's expiry)."""
+    if isinstance(store, MemoryStore):
+        return float(store._tables[table_id].expires_at - store._clock())
+    client = redis.asyncio.Redis.from_url(request.getfixturevalue("redis_url"))
+    try:
+        prefix = request.getfixturevalue("redis_prefix")
+        return float(await client.pttl(f"{prefix}{{t:{table_id}}}:s")) / 1000
+    finally:
+        await client.aclose()
+
+
+async def _true(value: bool) -> bool:
+    return value
+
+
+async def test_archived_once_by_racing_replicas(
+    registry: Registry, make_store: Any, archive: Archive, archive_url: str
+) -> None:
+    settings = make_settings(database_url=archive_url, finished_ttl=600)
+    store = make_store()
+    one = TableService(settings, registry, store)
+    two = TableService(settings, registry, store)
+    try:
+        loaded, host = await one.operations.create("lucky-draw", [], None, 2)
+        tid = loaded.table.id
+        _, _, ann = await one.operations.join(None, tid, "Ann", 0, None)
+        await one.operations.add_bot(await one.reads.authenticate(host), tid, 1)
+        await one.operations.cancel(await one.reads.authenticate(host), tid)
+        assert one.archiver is not None and two.archiver is not None
+        done = await asyncio.gather(one.archiver.run(tid), two.archiver.run(tid))
+        assert done == [True, True]
+        kept = await archive.load(tid)
+        assert kept is not None and kept.status == "CANCELLED"
+        assert await archive.changes(tid) == ()  # a cancelled table is not rated
+        assert await archive.ratings(Player("bot", "normal")) == []
+        # Held still, its entry due again shortly before its finished TTL runs out...
+        assert await store.claim_archive(time.time() + 60, 1, 10) == ()
+        if isinstance(store, MemoryStore):
+            assert store._tables[tid].expires_at - store._clock() > HOLD / 2
+        # ... for a last pass, which adds what was appended since and lets the store
+        # forget it when the TTL runs out.
+        await one.chat.send(await one.reads.authenticate(ann), tid, "good game", None, "a")
+        one.archiver.clock = lambda: time.time() + 590
+        assert await one.archiver.run(tid)
+        assert await store.claim_archive(time.time() + 3600, 1, 10) == ()
+        if isinstance(store, MemoryStore):
+            assert store._tables[tid].expires_at - store._clock() < 11
+        again = await archive.load(tid)
+        assert again is not None and len(again.events) == len(kept.events) + 1
+        assert "good game" in again.events[-1]
+    finally:
+        await one.close()
+        await two.close()
+
+
+async def test_readyz_says_degraded_while_the_database_fails(
+    registry: Registry, make_store: Any
+) -> None:
+    down = f"postgresql://nobody@127.0.0.1:{free_port()}/none"
+    async with serve(make_settings(database_url=down), registry, make_store()) as c:
+        assert (await c.http.get("/readyz")).json() == {"status": "ready"}
+        t = await open_table(c, humans=2)
+        await play_out(c, t)
+
+        async def degraded() -> bool:
+            answer = await c.http.get("/readyz")
+            return answer.status_code == 200 and answer.json() == {"status": "degraded"}
+
+        await until(degraded)
+        metrics = (await c.http.get("/metrics")).text
+        assert "tablestate_archive_degraded 1.0" in metrics
+        # Play goes on meanwhile.
+        assert (await c.q(TABLE, t.tokens[0], t=t.table_id))["table"]["status"] == "FINISHED"
+        again = await open_table(c, humans=2)
+        assert (await play_out(c, again))["status"] == "FINISHED"
