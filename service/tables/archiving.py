@@ -18,8 +18,13 @@ and ``/readyz`` says ``degraded``, and a log line says so once per failure and o
 heals. A finished table committed again (a rematch's link) is written again, so the
 archive holds its newest version.
 
-A rated table's changes are told to its viewers by an appended ``table.rated`` event:
-``{"ratings": [{"seat", "player", "before": {"mu", "sigma", "ordinal"}, "after": ...}]}``.
+A rated table's finishing event (``game.finished``) tells each rated seat's change under
+``ratings``: ``[{"seat", "player": {"kind", "id"}, "before": {"mu", "sigma", "ordinal"},
+"after": ...}]``, computed from the ratings as they stand when the table finishes (read
+within ``PREVIEW_WAIT``). The archive computes them again, in the transaction that changes
+them; where that differs (another table of a player finished in between) or the finishing
+event told none (the database did not answer in time), an appended ``table.rated`` event
+tells what was kept, in the same form.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Final
 
 from tablestate.archive import ratings
@@ -69,6 +75,8 @@ PAGE: Final = 1000  # events read per store call
 FINAL_PASS: Final = 4 * LEASE
 
 RATED: Final = "table.rated"
+FINISHED_EVENT: Final = "game.finished"  # the service's event of a finished game
+PREVIEW_WAIT: Final = 0.5  # seconds a finishing commit waits for the ratings it tells
 
 Say = Callable[[str, NewEvent, eng.Table], Any]  # Appends.say
 
@@ -101,6 +109,24 @@ def standings(table: eng.Table) -> tuple[Standing, ...]:
     return tuple(
         Standing(s.index, player_of(s), place) for s, place in zip(seats, places, strict=True)
     )
+
+
+def _filled(pairs: list[tuple[float, float] | None]) -> list[tuple[float, float]]:
+    return [pair or ratings.DEFAULT for pair in pairs]
+
+
+def _by_seat(told: dict[str, Any]) -> int:
+    return int(told["seat"])
+
+
+def told_in(events: tuple[str, ...]) -> list[dict[str, Any]] | None:
+    """The rating changes a table's finishing event told (None: it told none)."""
+    for text in reversed(events):
+        event = StoredEvent.from_json(text)
+        if event.type == FINISHED_EVENT:
+            found = event.data.get("ratings")
+            return sorted(found, key=_by_seat) if isinstance(found, list) else None
+    return None
 
 
 def rating_json(change: RatingChange) -> dict[str, Any]:
@@ -145,6 +171,53 @@ class Archiver(Collaborator):
         self._closing = False
 
     # -- around commits -----------------------------------------------------------
+
+    async def status_change(self, before: Loaded, change: Change) -> Change:
+        """The finishing event of a rated table says each rated seat's rating change, as
+        the ratings stand now (read within ``PREVIEW_WAIT``; without an answer, or while
+        the database fails, it says none, and ``table.rated`` tells them once archived).
+        The archive computes them again when it archives the table, in the transaction
+        that changes them: where another table changed a player's rating in between, its
+        ``table.rated`` event tells what was kept."""
+        table = change.table
+        if table.status != eng.FINISHED or self.degraded:
+            return change
+        rated = standings(table)
+        if not rated:
+            return change
+        try:
+            async with asyncio.timeout(PREVIEW_WAIT):
+                before_ratings = await self._current(table, rated)
+        except (ArchiveUnavailable, TimeoutError) as exc:
+            log.info("the finishing event of %s goes without its ratings: %s", table.id, exc)
+            return change
+        after = ratings.rate(before_ratings, [s.rank for s in rated])
+        told = [
+            rating_json(
+                RatingChange(table.id, table.game_id, variant_of(table), s.seat, s.player, *b, *a)
+            )
+            for s, b, a in zip(rated, _filled(before_ratings), after, strict=True)
+            if s.player is not None
+        ]
+        events = [
+            replace(e, data={**e.data, "ratings": told}) if e.type == FINISHED_EVENT else e
+            for e in change.events
+        ]
+        return replace(change, events=events)
+
+    async def _current(
+        self, table: eng.Table, rated: tuple[Standing, ...]
+    ) -> list[tuple[float, float] | None]:
+        """Each standing's rating now (None: none yet, or an anonymous seat)."""
+        found: list[tuple[float, float] | None] = []
+        for standing in rated:
+            rating = None
+            if standing.player is not None:
+                rating = await self.archive.rating(
+                    table.game_id, variant_of(table), standing.player
+                )
+            found.append(None if rating is None else (rating.mu, rating.sigma))
+        return found
 
     async def before_commit(self, before: Loaded, change: Change) -> None:
         """Enter a table that this commit ends into the archive queue BEFORE the commit
@@ -207,11 +280,12 @@ class Archiver(Collaborator):
         self._backoff.pop(table_id, None)
         if recorded.first:
             self.metrics.inc("tablestate_archived_total", status=table.status)
-            if recorded.changes and self.say is not None:
+            kept = sorted((rating_json(c) for c in recorded.changes), key=_by_seat)
+            if kept and kept != told_in(archived.events) and self.say is not None:
                 event = NewEvent(
                     RATED,
                     now_iso(self.clock),
-                    {"ratings": [rating_json(c) for c in recorded.changes]},
+                    {"ratings": kept},
                 )
                 try:
                     await self.say(table_id, event, table)

@@ -96,6 +96,12 @@ class Collaborator:
         """What every commit does besides its own change (pure)."""
         return change
 
+    async def status_change(self, before: Loaded, change: Change) -> Change:
+        """What a commit that changes the table's status (starts, finishes or cancels it)
+        adds to its change, reading what it needs (rare: once or twice in a table's life,
+        so every commit does not pay for an await per collaborator)."""
+        return change
+
     async def before_commit(self, before: Loaded, change: Change) -> None:
         """Write what must exist before the commit lands (it is at ``before.version + 1``).
 
@@ -211,6 +217,9 @@ class Committer:
                         raise refuse(change)
                     for collaborator in self.collaborators:
                         change = collaborator.settle(before, change)
+                    if change.table.status != before.table.status:
+                        for collaborator in self.collaborators:
+                            change = await collaborator.status_change(before, change)
                 with tracing.span("write"):
                     result = await self._write(table_id, before, change, idempotency)
                 if result.ok:

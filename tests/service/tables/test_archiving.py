@@ -17,6 +17,7 @@ from support.server import free_port, make_settings, serve
 
 from tablestate import cli
 from tablestate.archive.db import Archive, Player
+from tablestate.engine.rights import User
 from tablestate.plugins import Registry
 from tablestate.store.memory import MemoryStore
 from tablestate.tables import TableService
@@ -61,14 +62,14 @@ async def test_a_finished_table_outlives_the_store(
         finished = await play_out(c, t)
         assert finished["status"] == "FINISHED"
 
-        async def rated() -> Any:
-            table = (await c.q(EVENTS, ann, t=t.table_id, n=1000))["table"]
-            return [e for e in table["eventsConnection"]["nodes"] if e["type"] == RATED]
-
-        told = (await until(rated))[0]["data"]["ratings"]
-        assert {r["player"]["id"] for r in told} == {f"{ISSUER}#ann", f"{ISSUER}#bob"}
         live = (await c.q(TABLE, ann, t=t.table_id))["table"]
         live_events = (await c.q(EVENTS, ann, t=t.table_id, n=1000))["table"]
+        nodes = live_events["eventsConnection"]["nodes"]
+        # The finishing event tells each signed-in seat's rating change.
+        told = next(e for e in nodes if e["type"] == "game.finished")["data"]["ratings"]
+        assert {r["player"]["id"] for r in told} == {f"{ISSUER}#ann", f"{ISSUER}#bob"}
+        assert all(r["before"]["mu"] == 25.0 for r in told)
+        assert not [e for e in nodes if e["type"] == RATED]  # what was kept is what it told
 
         # The store forgets it a second after it finished (it is archived by then)...
         await until(lambda: _gone(store, t.table_id))
@@ -96,6 +97,10 @@ async def test_a_finished_table_outlives_the_store(
         assert not rest["pageInfo"]["hasNextPage"]
         first, second = top["node"], rest["edges"][0]["node"]
         assert first["ordinal"] >= second["ordinal"] and first["games"] == second["games"] == 1
+        after = {r["player"]["id"]: r["after"] for r in told}
+        for rating in (first, second):
+            kept = after[rating["player"]["userId"]]
+            assert (rating["mu"], rating["sigma"]) == (kept["mu"], kept["sigma"])
         winners = finished["result"]["winners"]
         if len(winners) == 1:  # the winner is on top
             user = "ann" if winners == [0] else "bob"
@@ -226,3 +231,55 @@ async def test_readyz_says_degraded_while_the_database_fails(
         assert (await c.q(TABLE, t.tokens[0], t=t.table_id))["table"]["status"] == "FINISHED"
         again = await open_table(c, humans=2)
         assert (await play_out(c, again))["status"] == "FINISHED"
+
+
+async def test_a_rating_changed_in_between_is_told_again(
+    registry: Registry, make_store: Any, archive: Archive, archive_url: str
+) -> None:
+    """Two tables of one player finish; the first is archived only after the second: what
+    its finishing event told is stale, and ``table.rated`` tells what was kept."""
+    svc = TableService(make_settings(database_url=archive_url), registry, make_store())
+    archiver = svc.archiver
+    assert archiver is not None
+    ann, bob, cy = (User(f"{ISSUER}#{n}", n, time.time() + 3600, time.time) for n in "abc")
+    try:
+        stalled = await _played(svc, ann, bob, archive_now=False)
+        await _played(svc, ann, cy, archive_now=True)
+        assert await archiver.run(stalled)  # as the worker does once its entry falls due
+        events = [e.type for e in await svc.reads.events(stalled, None, 1000, None)]
+        assert events.count(RATED) == 1
+        kept = await archive.changes(stalled)
+        rated = (await svc.reads.events(stalled, None, 1000, None))[-1]
+        assert rated.type == RATED
+        assert [r["after"]["mu"] for r in rated.data["ratings"]] == [c.mu_after for c in kept]
+        # ann's second table counted first: the stalled table's change starts from it
+        ann_before = next(c for c in kept if c.player.id == ann.id)
+        assert ann_before.mu_before != 25.0
+    finally:
+        await svc.close()
+
+
+async def _played(svc: TableService, one: User, two: User, *, archive_now: bool) -> str:
+    """A lucky-draw table of two signed-in users, played to its end; with ``archive_now``
+    false it is archived only by the worker, after its entry's lease."""
+    archiver = svc.archiver
+    assert archiver is not None
+    loaded, host = await svc.operations.create("lucky-draw", [], None, 2)
+    tid = loaded.table.id
+    await svc.operations.join(one, tid, "One", 0, None)
+    await svc.operations.join(two, tid, "Two", 1, None)
+    await svc.operations.start(await svc.reads.authenticate(host), tid)
+    spawn = archiver._spawn
+    if not archive_now:
+        archiver._spawn = lambda coro: coro.close()  # type: ignore[method-assign]
+    try:
+        while (now := await svc.reads.must_load(tid)).table.status != "FINISHED":
+            seat = now.to_act()[0]
+            await svc.moves.make(
+                one if seat == 0 else two, tid, "lucky-draw", now.legal_moves(seat)[0]
+            )
+    finally:
+        archiver._spawn = spawn  # type: ignore[method-assign]
+    if archive_now:
+        await until(lambda: archiver.archive.load(tid))
+    return tid
