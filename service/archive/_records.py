@@ -71,6 +71,7 @@ class Rating:
     sigma: float
     games: int
     updated_at: float
+    name: str | None = None  # the name the player last sat under at a rated table
 
     @property
     def ordinal(self) -> float:

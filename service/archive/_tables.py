@@ -80,6 +80,8 @@ ratings = Table(
     # 0 only inside the transaction that rates a player for the first time (see record).
     Column("games", Integer, nullable=False),
     Column("updated_at", Double, nullable=False),
+    # The name the player last sat under at a rated table of this game (shown beside it).
+    Column("name", Text),
 )
 # A leaderboard: by ordinal descending, then player id ascending (an index scan, forward).
 Index(

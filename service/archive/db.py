@@ -180,9 +180,11 @@ class Archive:
         if len(after) != len(standings):
             raise ValueError(f"the rater gave {len(after)} ratings for {len(standings)} seats")
         changes: list[RatingChange] = []
+        names = {s.index: s.name for s in table.seats}
         for standing, was, (mu, sigma) in zip(standings, before, after, strict=True):
             if standing.player is None:
                 continue
+            named = {"name": names[standing.seat]} if names.get(standing.seat) else {}
             await conn.execute(
                 update(ratings)
                 .where(*_rating_key(key), _is_player(standing.player))
@@ -192,6 +194,7 @@ class Archive:
                     ordinal=mu - 3 * sigma,
                     games=ratings.c.games + 1,
                     updated_at=now,
+                    **named,
                 )
             )
             mu0, sigma0 = was or (DEFAULT_MU, DEFAULT_SIGMA)
@@ -384,7 +387,9 @@ def _rating_row(
 
 def _rating(row: Row[Any]) -> Rating:
     player = Player(row.kind, row.player_id)
-    return Rating(row.game_id, row.variant, player, row.mu, row.sigma, row.games, row.updated_at)
+    return Rating(
+        row.game_id, row.variant, player, row.mu, row.sigma, row.games, row.updated_at, row.name
+    )
 
 
 def _change_row(change: RatingChange) -> dict[str, object]:

@@ -42,6 +42,7 @@ CORE_EVENT_TYPES: Final = (
     "seat.rejoined",
     "seat.replaced",
     "seat.bot_took_over",
+    "table.rated",  # the ratings the archive kept (service/tables/archiving.py)
 )
 
 

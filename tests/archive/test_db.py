@@ -149,8 +149,8 @@ async def test_ratings_are_upserted_and_games_counted(archive):
     )
     bob = await archive.rating("lucky-draw", "", BOB)
     assert bob == Rating(
-        "lucky-draw", "", BOB, DEFAULT_MU + 1, DEFAULT_SIGMA - 2, 2, bob.updated_at
-    )
+        "lucky-draw", "", BOB, DEFAULT_MU + 1, DEFAULT_SIGMA - 2, 2, bob.updated_at, "seat 0"
+    )  # named as at the newest rated table
     assert bob.ordinal == pytest.approx(bob.mu - 3 * bob.sigma)
     changes = await archive.changes("b")
     assert [(c.seat, c.player, c.mu_before, c.mu_after) for c in changes] == [

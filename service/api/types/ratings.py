@@ -57,7 +57,7 @@ class Rating:
         return cls(
             game_id=strawberry.ID(rating.game_id),
             house_rules=rules_of(rating.variant),
-            player=RatedPlayer.of(rating.player),
+            player=RatedPlayer.of(rating.player, rating.name),
             mu=rating.mu,
             sigma=rating.sigma,
             ordinal=rating.ordinal,

@@ -16,6 +16,7 @@ from support.lucky import TABLE, open_table, play_out
 from support.server import free_port, make_settings, serve
 
 from tablestate import cli
+from tablestate.archive import ratings
 from tablestate.archive.db import Archive, Player
 from tablestate.engine.rights import User
 from tablestate.plugins import Registry
@@ -97,6 +98,7 @@ async def test_a_finished_table_outlives_the_store(
         assert not rest["pageInfo"]["hasNextPage"]
         first, second = top["node"], rest["edges"][0]["node"]
         assert first["ordinal"] >= second["ordinal"] and first["games"] == second["games"] == 1
+        assert {first["player"]["name"], second["player"]["name"]} == {"P0", "P1"}
         after = {r["player"]["id"]: r["after"] for r in told}
         for rating in (first, second):
             kept = after[rating["player"]["userId"]]
@@ -254,7 +256,7 @@ async def test_a_rating_changed_in_between_is_told_again(
         assert [r["after"]["mu"] for r in rated.data["ratings"]] == [c.mu_after for c in kept]
         # ann's second table counted first: the stalled table's change starts from it
         ann_before = next(c for c in kept if c.player.id == ann.id)
-        assert ann_before.mu_before != 25.0
+        assert (ann_before.mu_before, ann_before.sigma_before) != ratings.DEFAULT
     finally:
         await svc.close()
 

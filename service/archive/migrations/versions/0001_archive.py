@@ -63,6 +63,7 @@ def upgrade() -> None:
         sa.Column("ordinal", sa.Double(), nullable=False),
         sa.Column("games", sa.Integer(), nullable=False),
         sa.Column("updated_at", sa.Double(), nullable=False),
+        sa.Column("name", sa.Text(), nullable=True),
         sa.PrimaryKeyConstraint(
             "game_id", "variant", "kind", "player_id", name="pk_archive_ratings"
         ),
