@@ -191,6 +191,9 @@ class Archiver(Collaborator):
         except (ArchiveUnavailable, TimeoutError) as exc:
             log.info("the finishing event of %s goes without its ratings: %s", table.id, exc)
             return change
+        except Exception:  # a broken archive (say, not migrated) must not stop the game
+            log.exception("the finishing event of %s goes without its ratings", table.id)
+            return change
         after = ratings.rate(before_ratings, [s.rank for s in rated])
         told = [
             rating_json(
@@ -257,6 +260,9 @@ class Archiver(Collaborator):
             self._failed(table_id, exc)
         except StoreUnavailable as exc:
             log.warning("archiving %s waits: the store is unreachable (%s)", table_id, exc)
+        except Exception as exc:  # a broken archive (not migrated?): retried all the same
+            log.exception("archiving %s failed", table_id)
+            self._failed(table_id, exc)
         return False
 
     async def _archive(self, table_id: str) -> bool:

@@ -285,3 +285,56 @@ async def _played(svc: TableService, one: User, two: User, *, archive_now: bool)
     if archive_now:
         await until(lambda: archiver.archive.load(tid))
     return tid
+
+
+async def test_my_tables_pages_through_the_store_and_the_archive(
+    registry: Registry, make_store: Any, archive: Archive, archive_url: str
+) -> None:
+    svc = TableService(
+        make_settings(database_url=archive_url, finished_ttl=1), registry, make_store()
+    )
+    ann = User(f"{ISSUER}#ann", "ann", time.time() + 3600, time.time)
+    bob = User(f"{ISSUER}#bob", "bob", time.time() + 3600, time.time)
+    try:
+        made = [await _played(svc, ann, bob, archive_now=True) for _ in range(3)]
+        for tid in made:  # forgotten by the store, kept by the archive
+            await until(lambda tid=tid: _gone(svc.store, tid))
+        loaded, _ = await svc.operations.create("lucky-draw", [], None, 2)
+        await svc.operations.join(ann, loaded.table.id, "Ann", 0, None)  # live, OPEN
+        newest_first = [loaded.table.id, *reversed(made)]
+        for status, expected in [(None, newest_first), ("FINISHED", newest_first[1:])]:
+            seen: list[str] = []
+            after = None
+            while True:
+                held, page = await svc.reads.mine(ann, status, 1, after)
+                seen += [t.table.id for t in held]
+                after = page.next
+                if after is None:
+                    break
+            assert seen == expected, status
+            held, page = await svc.reads.mine(ann, status, 10, None)
+            assert [t.table.id for t in held] == expected and page.next is None
+    finally:
+        await svc.close()
+
+
+async def test_an_archive_never_migrated_stops_no_game(
+    registry: Registry, make_store: Any, archive_url: str
+) -> None:
+    """An operator who forgot `tablestate migrate`: games still finish, archiving waits and
+    is retried, and goes through once the schema is there."""
+    svc = TableService(make_settings(database_url=archive_url), registry, make_store())
+    archiver = svc.archiver
+    assert archiver is not None
+    ann = User(f"{ISSUER}#ann", "ann", time.time() + 3600, time.time)
+    bob = User(f"{ISSUER}#bob", "bob", time.time() + 3600, time.time)
+    try:
+        tid = await _played(svc, ann, bob, archive_now=False)
+        assert (await svc.reads.must_load(tid)).table.status == "FINISHED"
+        assert not await archiver.run(tid) and archiver.degraded
+        await archiver.archive.migrate()
+        assert await archiver.run(tid) and not archiver.degraded
+        kept = await archiver.archive.load(tid)
+        assert kept is not None and kept.status == "FINISHED"
+    finally:
+        await svc.close()
