@@ -245,6 +245,11 @@ class Tables:
             return stored
         return archived_events(archived, after, first, last, seated=seated)
 
+    def only_archived(self, table_id: str) -> bool:
+        """Whether the table was last read from the archive (the store had forgotten it,
+        and never holds it again: a table's id is never made twice)."""
+        return table_id in self._archived
+
     async def _forgotten(self, table_id: str) -> ArchivedTable | None:
         """The archived table, if the store no longer has it (one more store read: only
         when the store's answer was empty or refused)."""

@@ -40,6 +40,7 @@ from tablestate.tables.loading import refuse
 Info = strawberry.Info[Context, None]
 MAX_PAGE = 100
 LOBBY_SNAPSHOT = 500  # open tables at most in a lobbyEvents snapshot
+ARCHIVED_PAGE = 1000  # events read at once for a subscription to an archived table
 GONE = "this token no longer holds its seat"
 _T = TypeVar("_T")
 
@@ -119,6 +120,21 @@ async def event_stream(
         if sight.sees(item.event):
             return TableEvent.delivered(item, table_id, sight)
         return None
+
+    reads = services.tables.reads
+    if reads.only_archived(table_id):
+        # Only the archive holds it: everything that will ever happen has, so the stream
+        # is the archived events after ``after`` that the caller may see, then its end.
+        while True:
+            found = await reads.events(
+                table_id, after, ARCHIVED_PAGE, None, seated=seat is not None
+            )
+            for stored in found:
+                if sight.sees(stored):
+                    yield TableEvent.of(stored, table_id, seat)
+            if len(found) < ARCHIVED_PAGE:
+                return
+            after = found[-1].cursor
 
     sink = None
     if take is not None:

@@ -5,6 +5,7 @@ listed, replayed and ranked; the database down stops no play and loses nothing."
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 import redis.asyncio
 from support.jwts import ISSUER, Issuer, Key, sign_in_settings, token
 from support.lucky import TABLE, open_table, play_out
-from support.server import free_port, make_settings, serve
+from support.server import free_port, make_settings, serve, ws_init, ws_next
 
 from tablestate import cli
 from tablestate.archive import ratings
@@ -88,6 +89,25 @@ async def test_a_finished_table_outlives_the_store(
             if not conn["pageInfo"]["hasNextPage"]:
                 break
         assert paged == live_events["eventsConnection"]["nodes"]
+        # A subscription replays what the caller may see after its cursor, then ends.
+        middle = paged[len(paged) // 2]["cursor"]
+        async with c.ws() as conn:
+            await ws_init(conn, ann)
+            query = "subscription($t: ID!, $a: String) { tableEvents(tableId: $t, after: $a) { cursor } }"
+            await conn.send(
+                json.dumps(
+                    {
+                        "id": "1",
+                        "type": "subscribe",
+                        "payload": {"query": query, "variables": {"t": t.table_id, "a": middle}},
+                    }
+                )
+            )
+            streamed = []
+            while (msg := await ws_next(conn))["type"] == "next":
+                streamed.append(msg["payload"]["data"]["tableEvents"]["cursor"])
+            assert msg["type"] == "complete"
+        assert streamed == [e["cursor"] for e in paged[len(paged) // 2 + 1 :]]
         assert [n["id"] for n in (await c.q(MINE, ann))["myTables"]["nodes"]] == [t.table_id]
 
         board = (await c.q(BOARD, g="lucky-draw", n=1))["leaderboard"]
