@@ -57,6 +57,7 @@ from tablestate.store.base import (
     StoreUnavailable,
     TableStore,
 )
+from tablestate.tables._background import Background
 from tablestate.tables.commit import Change, Collaborator, _epoch, now_iso
 from tablestate.tables.loading import Loaded
 
@@ -143,7 +144,7 @@ def rating_json(change: RatingChange) -> dict[str, Any]:
     }
 
 
-class Archiver(Collaborator):
+class Archiver(Collaborator, Background):
     """Archives this replica's finished tables, and runs the archive queue's worker."""
 
     def __init__(
@@ -166,9 +167,7 @@ class Archiver(Collaborator):
         self.say = say
         self.degraded = False
         self._backoff: dict[str, float] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._worker: asyncio.Task[None] | None = None
-        self._closing = False
+        Background.__init__(self, log, "archive worker")
 
     # -- around commits -----------------------------------------------------------
 
@@ -242,11 +241,6 @@ class Archiver(Collaborator):
     ) -> None:
         if done.table.status in ENDED and not self._closing:
             self._spawn(self.run(done.table.id))
-
-    def _spawn(self, coro: Any) -> None:
-        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     # -- archiving ----------------------------------------------------------------
 
@@ -375,24 +369,5 @@ class Archiver(Collaborator):
             await self.run(table_id)
         return len(due)
 
-    async def _work(self, interval: float) -> None:
-        while not self._closing:
-            try:
-                await self.run_due_once()
-            except StoreUnavailable:
-                pass
-            except Exception:  # the worker must outlive any one bad table; it is logged
-                log.exception("archive worker")
-            await asyncio.sleep(interval)
-
     def start_worker(self, interval: float = 1.0) -> None:
-        if self._worker is None:
-            self._worker = asyncio.ensure_future(self._work(interval))
-
-    async def close(self) -> None:
-        self._closing = True
-        if self._worker is not None:
-            self._worker.cancel()
-            await asyncio.gather(self._worker, return_exceptions=True)
-        if self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        super().start_worker(interval)

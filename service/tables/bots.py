@@ -29,6 +29,7 @@ from tablestate.engine.game import Rejected
 from tablestate.engine.rng import Rng
 from tablestate.errors import ApiError
 from tablestate.store.base import DueIndex, StoredEvent, StoreUnavailable
+from tablestate.tables._background import Background
 from tablestate.tables.clocks import Clocks
 from tablestate.tables.commit import Change, Collaborator, Committer, Operation
 from tablestate.tables.loading import Loaded, Tables
@@ -42,7 +43,7 @@ def bot_seats(table: eng.Table, to_act: tuple[int, ...]) -> list[int]:
     return [s for s in to_act if s in bots]
 
 
-class Bots(Collaborator):
+class Bots(Collaborator, Background):
     """Moves the bots of this replica's tables, and runs the due-index worker."""
 
     def __init__(
@@ -68,9 +69,7 @@ class Bots(Collaborator):
         self.lease = lease
         self.budget = budget or Budget()
         self._pool = ThreadPoolExecutor(max(1, workers), thread_name_prefix="bot")
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._worker: asyncio.Task[None] | None = None
-        self._closing = False
+        Background.__init__(self, log, "due-index worker")
 
     # -- around commits -----------------------------------------------------------
 
@@ -116,11 +115,6 @@ class Bots(Collaborator):
             await self.due.schedule(table_id, version, self.clock() + self.delay, only_sooner=True)
         except StoreUnavailable:
             log.warning("due-index unreachable; the bot moves after the lease")
-
-    def _spawn(self, coro: Any) -> None:
-        task: asyncio.Task[None] = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     # -- moving -------------------------------------------------------------------
 
@@ -192,25 +186,9 @@ class Bots(Collaborator):
             self._spawn(self.run(table_id, version))
         return len(due)
 
-    async def _work(self, interval: float) -> None:
-        while not self._closing:
-            try:
-                await self.run_due_once()
-            except StoreUnavailable:
-                pass
-            except Exception:  # the worker must outlive any one bad table; it is logged
-                log.exception("due-index worker")
-            await asyncio.sleep(interval)
-
     def start_worker(self, interval: float = 0.25) -> None:
-        if self._worker is None:
-            self._worker = asyncio.ensure_future(self._work(interval))
+        super().start_worker(interval)
 
     async def close(self) -> None:
-        self._closing = True
-        if self._worker is not None:
-            self._worker.cancel()
-            await asyncio.gather(self._worker, return_exceptions=True)
-        if self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await super().close()
         self._pool.shutdown(wait=False, cancel_futures=True)
