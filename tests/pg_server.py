@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
-from redis_server import docker_answers, free_port
+from redis_server import apt_get_said, free_port, owned_server
 
 IMAGE = "postgres:16-alpine"
 USER = "postgres"  # the system user that runs our own server when the tests run as root
@@ -170,30 +170,17 @@ def provide_postgres(environ: dict[str, str] | None = None) -> Iterator[Postgres
     if environ.get("TEST_DATABASE_URL"):
         yield PostgresHandle(environ["TEST_DATABASE_URL"], owned=False)
         return
-    tried: list[str] = []
-    with contextlib.ExitStack() as stack:
-        url: str | None = None
-        if docker_answers():
-            try:
-                url = stack.enter_context(_container())
-            except Exception as exc:  # any failure of Docker just means: try the next way
-                tried.append(f"testcontainers: {exc}")
-        else:
-            tried.append("no Docker engine answers `docker info`")
-        if url is None:
-            bindir = install_postgres()
-            if bindir is None:
-                how = "apt-get could not install it" if shutil.which("apt-get") else "no apt-get"
-                tried.append(
-                    f"no initdb/pg_ctl (pg_config --bindir, /usr/lib/postgresql) and {how}"
-                )
-                raise NoPostgres("; ".join(tried))
-            if os.geteuid() == 0 and not _owner_exists():
-                tried.append(f"initdb refuses root, and there is no {USER} user or no runuser")
-                raise NoPostgres("; ".join(tried))
-            try:
-                url = stack.enter_context(postgres_process(bindir))
-            except NoPostgres as exc:
-                tried.append(str(exc))
-                raise NoPostgres("; ".join(tried)) from exc
+
+    def local(tried: list[str]) -> contextlib.AbstractContextManager[str]:
+        bindir = install_postgres()
+        if bindir is None:
+            where = "pg_config --bindir, /usr/lib/postgresql"
+            tried.append(f"no initdb/pg_ctl ({where}) and {apt_get_said()}")
+            raise NoPostgres("; ".join(tried))
+        if os.geteuid() == 0 and not _owner_exists():
+            tried.append(f"initdb refuses root, and there is no {USER} user or no runuser")
+            raise NoPostgres("; ".join(tried))
+        return postgres_process(bindir)
+
+    with owned_server(_container, local) as url:
         yield PostgresHandle(url, owned=True)

@@ -11,7 +11,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -134,21 +134,41 @@ def provide_redis(environ: dict[str, str] | None = None) -> Iterator[RedisHandle
     if environ.get("REDIS_URL"):
         yield RedisHandle(environ["REDIS_URL"], owned=False)
         return
+
+    def local(tried: list[str]) -> contextlib.AbstractContextManager[str]:
+        binary = find_redis_server()
+        if binary is None:
+            tried.append(f"no redis-server on PATH and {apt_get_said()}")
+            raise NoRedis("; ".join(tried))
+        return redis_server_process(binary)
+
+    with owned_server(_container, local) as url:
+        yield RedisHandle(url, owned=True)
+
+
+def apt_get_said() -> str:
+    """Why a missing server was not installed, in words."""
+    return "apt-get could not install it" if shutil.which("apt-get") else "no apt-get"
+
+
+@contextlib.contextmanager
+def owned_server(
+    container: Callable[[], contextlib.AbstractContextManager[str]],
+    local: Callable[[list[str]], contextlib.AbstractContextManager[str]],
+) -> Iterator[str]:
+    """The URL of a server of the tests' own: in a container where a Docker engine answers,
+    else started here by ``local(tried)``, which raises its own error naming ``tried`` (what
+    was tried before) when it cannot."""
     tried: list[str] = []
     with contextlib.ExitStack() as stack:
         url: str | None = None
         if docker_answers():
             try:
-                url = stack.enter_context(_container())
+                url = stack.enter_context(container())
             except Exception as exc:  # any failure of Docker just means: try the next way
                 tried.append(f"testcontainers: {exc}")
         else:
             tried.append("no Docker engine answers `docker info`")
         if url is None:
-            binary = find_redis_server()
-            if binary is None:
-                how = "apt-get could not install it" if shutil.which("apt-get") else "no apt-get"
-                tried.append(f"no redis-server on PATH and {how}")
-                raise NoRedis("; ".join(tried))
-            url = stack.enter_context(redis_server_process(binary))
-        yield RedisHandle(url, owned=True)
+            url = stack.enter_context(local(tried))
+        yield url
