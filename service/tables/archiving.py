@@ -356,7 +356,9 @@ class Archiver(Collaborator, Background):
 
     async def _retry_at(self, table_id: str, due: float) -> None:
         try:
-            await self.queue.schedule_archive(table_id, due)
+            # Set, not only brought forward: the claim already pushed it a lease on, and a
+            # longer backoff must put it off further.
+            await self.queue.schedule_archive(table_id, due, only_sooner=False)
         except StoreUnavailable:
             pass  # it falls due after its lease anyway
 

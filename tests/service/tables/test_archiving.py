@@ -158,6 +158,16 @@ async def test_the_database_down_stops_no_play_and_loses_nothing(
             viewer = await svc.reads.authenticate(token0 if seat == 0 else token1)
             await svc.moves.make(viewer, tid, "lucky-draw", now.legal_moves(seat)[0])
         await until(lambda: _true(archiver.degraded))
+        # Each failed try puts the entry off by a backoff that doubles, past the lease too.
+        for wait in (2.0, 4.0, 8.0, 16.0, 32.0, 64.0):
+            assert not await archiver.run(tid)
+            await until(lambda: _true(archiver._backoff.get(tid) == wait))
+        late = time.time() + 64.0 - 1
+        await until(lambda: _true(not archiver._tasks))
+        assert await svc.store.claim_archive(late, 0, 10) == ()
+        assert await svc.store.claim_archive(late + 3, 0, 10) == (tid,)
+        archiver._backoff.clear()
+        await svc.store.schedule_archive(tid, 0.0)
         assert svc.metrics.get("tablestate_archive_degraded") == 1
         assert svc.metrics.get("tablestate_archive_failures_total") >= 1
         # Its finished TTL is a second, but the store holds it until it is archived.
