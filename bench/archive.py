@@ -42,7 +42,6 @@ import asyncio
 import contextlib
 import dataclasses
 import itertools
-import json
 import os
 import pwd
 import sqlite3
@@ -61,7 +60,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT), str(BENCH)]
 
 import psycopg  # noqa: E402
-from games import MAX_MOVES, SEATS  # noqa: E402
+from games import MAX_MOVES, SEATS, emitter  # noqa: E402
 
 from tablestate.archive import ratings  # noqa: E402
 from tablestate.archive.db import Archive, ArchivedSeat, ArchivedTable, Player, Standing  # noqa: E402
@@ -477,14 +476,7 @@ async def amain(args: argparse.Namespace) -> int:
     registry = load(bundled_only=True)
     games = args.game or sorted(SEATS)
     rows: list[dict[str, Any]] = []
-
-    def emit(row: dict[str, Any]) -> None:
-        rows.append(row)
-        line = json.dumps(row)
-        print(line, flush=True)
-        if args.out:
-            with Path(args.out).open("a") as fh:
-                fh.write(line + "\n")
+    emit = emitter(rows, args.out)
 
     with tempfile.TemporaryDirectory(prefix="tsarchive.") as tmp:
         async with databases(args, Path(tmp)) as found:

@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -199,18 +199,26 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-async def amain(args: argparse.Namespace) -> int:
-    registry = load(bundled_only=True)
-    games = args.game or sorted(SEATS)
-    rows: list[dict[str, Any]] = []
+def emitter(rows: list[dict[str, Any]], out: str | Path | None) -> Callable[[dict[str, Any]], None]:
+    """What a bench does with each figure: prints it as a JSON line, keeps it in ``rows``
+    (for the table at the end), and appends the line to ``out`` when given."""
 
     def emit(row: dict[str, Any]) -> None:
         rows.append(row)
         line = json.dumps(row)
         print(line, flush=True)
-        if args.out:
-            with Path(args.out).open("a") as fh:
+        if out:
+            with Path(out).open("a") as fh:
                 fh.write(line + "\n")
+
+    return emit
+
+
+async def amain(args: argparse.Namespace) -> int:
+    registry = load(bundled_only=True)
+    games = args.game or sorted(SEATS)
+    rows: list[dict[str, Any]] = []
+    emit = emitter(rows, args.out)
 
     for g in games:
         for snapshot in (False, True):
