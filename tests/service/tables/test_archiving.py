@@ -161,7 +161,7 @@ async def test_the_database_down_stops_no_play_and_loses_nothing(
         # Each failed try puts the entry off by a backoff that doubles, past the lease too.
         for wait in (2.0, 4.0, 8.0, 16.0, 32.0, 64.0):
             assert not await archiver.run(tid)
-            await until(lambda: _true(archiver._backoff.get(tid) == wait))
+            await until(lambda wait=wait: _true(archiver._backoff.get(tid) == wait))
         late = time.time() + 64.0 - 1
         await until(lambda: _true(not archiver._tasks))
         assert await svc.store.claim_archive(late, 0, 10) == ()
