@@ -8,13 +8,11 @@ import os
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit, urlunsplit
 from uuid import uuid4
 
-import psycopg
 import pytest
 import redis
-from pg_server import NoPostgres, PostgresHandle, provide_postgres
+from pg_server import NoPostgres, PostgresHandle, archive_database, provide_postgres
 from redis_server import NoRedis, RedisHandle, provide_redis
 
 from tablestate import plugins
@@ -87,18 +85,8 @@ def postgres_handle() -> Iterator[PostgresHandle]:
 def archive_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
     """A database of this test's own: a SQLite file, or a fresh database on the session's
     PostgreSQL (dropped afterwards), as a user's plain URL."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'archive.db'}"
-        return
-    handle: PostgresHandle = request.getfixturevalue("postgres_handle")
-    name = f"t_{uuid4().hex}"
-    with psycopg.connect(handle.url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield urlunsplit(urlsplit(handle.url)._replace(path=f"/{name}"))
-    finally:
-        with psycopg.connect(handle.url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with archive_database(request.param, request, tmp_path) as url:
+        yield url
 
 
 @pytest.fixture

@@ -17,8 +17,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+from uuid import uuid4
 
 import psycopg
+import pytest
 from redis_server import apt_get_said, free_port, owned_server
 
 IMAGE = "postgres:16-alpine"
@@ -184,3 +187,20 @@ def provide_postgres(environ: dict[str, str] | None = None) -> Iterator[Postgres
 
     with owned_server(_container, local) as url:
         yield PostgresHandle(url, owned=True)
+
+
+@contextlib.contextmanager
+def archive_database(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """``archive_url``'s database of ``kind`` ("sqlite" or "postgresql")."""
+    if kind == "sqlite":
+        yield f"sqlite:///{tmp_path / 'archive.db'}"
+        return
+    handle: PostgresHandle = request.getfixturevalue("postgres_handle")
+    name = f"t_{uuid4().hex}"
+    with psycopg.connect(handle.url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(urlsplit(handle.url)._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(handle.url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
