@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import heapq
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, TypeVar
 
@@ -454,6 +454,39 @@ class ArchiveQueue(Protocol):
         is not to be archived, or is gone)."""
 
 
+class QuickPlayQueue(Protocol):
+    """Quick play's tickets (``service/tables/quickplay.py``): each waits in its pool until a
+    matcher settles it (matched, cancelled, expired). A ticket's id starts with its pool's
+    and a dot, so that every key of a pool is in one place."""
+
+    async def enqueue(
+        self, pool: str, ticket_id: str, ticket: str, at: float, *, limit: int, ttl: float
+    ) -> bool:
+        """Add a waiting ticket (JSON), seen at ``at``, kept ``ttl`` s at most; False (and
+        nothing added) when its pool holds ``limit`` waiting tickets already."""
+
+    async def ticket(self, ticket_id: str) -> str | None:
+        """The ticket as last written (waiting, or settled), or None when unknown."""
+
+    async def waiting(self, pool: str) -> tuple[tuple[str, float], ...]:
+        """The pool's waiting tickets, oldest first: (JSON, when it was last seen)."""
+
+    async def seen(self, ticket_id: str, at: float) -> bool:
+        """Note that the ticket's holder still listens at ``at``; False when it no longer
+        waits."""
+
+    async def settle(self, pool: str, outcomes: Mapping[str, str], *, ttl: float) -> bool:
+        """Atomically: if every ticket named still waits, write each one's outcome (JSON,
+        kept ``ttl`` s) and take them out of the waiting; else change nothing (False)."""
+
+    async def pools(self) -> tuple[str, ...]:
+        """The pools that may hold waiting tickets."""
+
+    async def lease(self, name: str, owner: str, ttl: float) -> bool:
+        """Hold the lease ``name`` for ``ttl`` s (taken, or renewed by its holder): True
+        when ``owner`` holds it now."""
+
+
 class Feeds(Protocol):
     """Announcements of new events (per watched table) and of lobby notices."""
 
@@ -508,7 +541,15 @@ class RateBuckets(Protocol):
 
 
 class StateStore(
-    TableStore, UserTables, DueIndex, ArchiveQueue, Feeds, Presence, RateBuckets, Protocol
+    TableStore,
+    UserTables,
+    DueIndex,
+    ArchiveQueue,
+    QuickPlayQueue,
+    Feeds,
+    Presence,
+    RateBuckets,
+    Protocol,
 ):
     """The whole contract both stores keep (the same contract tests run on both): each
     part of the service asks only for the protocol it uses."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import final
 
@@ -155,6 +155,11 @@ class MemoryStore:
         self._tables: dict[str, _Table] = {}
         self._due: dict[tuple[str, int], float] = {}
         self._to_archive: dict[str, float] = {}
+        # Quick play: pool -> waiting ticket id -> (JSON, made at, last seen); every
+        # ticket's newest JSON and when it is dropped; leases: name -> (owner, until).
+        self._waiting: dict[str, dict[str, tuple[str, float, float]]] = {}
+        self._tickets: dict[str, tuple[str, float]] = {}
+        self._leases: dict[str, tuple[str, float]] = {}
         self._listener: Listener | None = None
         self._watched: set[str] = set()
         self._limits: dict[str, float] = {}  # rate limit key -> theoretical arrival time
@@ -410,6 +415,60 @@ class MemoryStore:
         table = self._live(table_id)
         if table is not None and ttl is not None:
             table.expires_at = self._clock() + ttl
+
+    async def enqueue(
+        self, pool: str, ticket_id: str, ticket: str, at: float, *, limit: int, ttl: float
+    ) -> bool:
+        waiting = self._waiting.setdefault(pool, {})
+        if len(waiting) >= limit:
+            return False
+        waiting[ticket_id] = (ticket, at, at)
+        now = self._clock()
+        if len(self._tickets) % 256 == 255:  # now and then, forget the settled ones past ttl
+            self._tickets = {k: v for k, v in self._tickets.items() if v[1] > now}
+        self._tickets[ticket_id] = (ticket, now + ttl)
+        return True
+
+    async def ticket(self, ticket_id: str) -> str | None:
+        found = self._tickets.get(ticket_id)
+        if found is None or found[1] <= self._clock():
+            self._tickets.pop(ticket_id, None)
+            return None
+        return found[0]
+
+    async def waiting(self, pool: str) -> tuple[tuple[str, float], ...]:
+        rows = sorted(self._waiting.get(pool, {}).items(), key=lambda kv: (kv[1][1], kv[0]))
+        return tuple((text, seen) for _, (text, _, seen) in rows)
+
+    async def seen(self, ticket_id: str, at: float) -> bool:
+        waiting = self._waiting.get(ticket_id.partition(".")[0], {})
+        if ticket_id not in waiting:
+            return False
+        text, made, _ = waiting[ticket_id]
+        waiting[ticket_id] = (text, made, at)
+        return True
+
+    async def settle(self, pool: str, outcomes: Mapping[str, str], *, ttl: float) -> bool:
+        waiting = self._waiting.get(pool, {})
+        if any(ticket_id not in waiting for ticket_id in outcomes):
+            return False
+        for ticket_id, text in outcomes.items():
+            del waiting[ticket_id]
+            self._tickets[ticket_id] = (text, self._clock() + ttl)
+        if not waiting:
+            self._waiting.pop(pool, None)
+        return True
+
+    async def pools(self) -> tuple[str, ...]:
+        return tuple(self._waiting)
+
+    async def lease(self, name: str, owner: str, ttl: float) -> bool:
+        holder = self._leases.get(name)
+        now = self._clock()
+        if holder is not None and holder[0] != owner and holder[1] > now:
+            return False
+        self._leases[name] = (owner, now + ttl)
+        return True
 
     def set_listener(self, listener: Listener) -> None:
         self._listener = listener

@@ -26,6 +26,7 @@ from tablestate.store._due import RedisArchiveQueue, RedisDueIndex
 from tablestate.store._feeds import RedisFeeds
 from tablestate.store._pipe import Address, Pipe
 from tablestate.store._presence import RedisPresence
+from tablestate.store._quickplay import RedisQuickPlay
 from tablestate.store._reach import Link, Reach
 from tablestate.store._tables import RedisTables
 from tablestate.store._watcher import ClusterWatchers, Watcher
@@ -101,6 +102,15 @@ class RedisStore:
         self.schedule = due.schedule
         self.unschedule = due.unschedule
         self.claim_due = due.claim_due
+
+        quick = RedisQuickPlay(link)
+        self.enqueue = quick.enqueue
+        self.ticket = quick.ticket
+        self.waiting = quick.waiting
+        self.seen = quick.seen
+        self.settle = quick.settle
+        self.pools = quick.pools
+        self.lease = quick.lease
 
         archive = RedisArchiveQueue(link)
         self.schedule_archive = archive.schedule_archive
