@@ -18,7 +18,7 @@ from strawberry.types.execution import ExecutionContext
 from tablestate.api.checks import Checks
 from tablestate.api.errors import classify_all
 from tablestate.api.fanout import SharingExecutor
-from tablestate.api.resolvers import events, moves, queries, tables
+from tablestate.api.resolvers import events, moves, queries, quickplay, tables
 from tablestate.config import Settings
 from tablestate.metrics import Metrics
 from tablestate.plugins import Registry, camel, pascal
@@ -84,7 +84,12 @@ def build_schema(
     limits = settings or Settings()
     _check_names(registry)
     make_move = moves.make_move_resolver(_move_input(registry))
-    mutations = (*tables.BEFORE_MOVES, (make_move, moves.DESCRIPTION), *tables.AFTER_MOVES)
+    mutations = (
+        *tables.BEFORE_MOVES,
+        (make_move, moves.DESCRIPTION),
+        *tables.AFTER_MOVES,
+        *quickplay.MUTATIONS,
+    )
     state_types: Sequence[type] = sorted(
         (g.state_type for g in registry.games.values() if g.state_type is not None),
         key=lambda t: t.__name__,
@@ -106,7 +111,9 @@ def build_schema(
     schema = TablestateSchema(
         query=_root("Query", strawberry.field, queries.FIELDS),
         mutation=_root("Mutation", strawberry.mutation, mutations),
-        subscription=_root("Subscription", strawberry.subscription, events.FIELDS),
+        subscription=_root(
+            "Subscription", strawberry.subscription, (*events.FIELDS, *quickplay.SUBSCRIPTIONS)
+        ),
         types=list(state_types),
         config=StrawberryConfig(auto_camel_case=True),
         execution_context_class=SharingExecutor,

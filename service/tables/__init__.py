@@ -35,6 +35,7 @@ from tablestate.tables.moves import Moves
 from tablestate.tables.notices import Deliveries, LobbyNotices, LocalCommit, UserIndex
 from tablestate.tables.operations import Operations
 from tablestate.tables.play import Play, Seeds
+from tablestate.tables.quickplay import QuickPlay
 from tablestate.tables.rematch import Rematches
 from tablestate.tables.social import Appends, Attendance, Chat
 
@@ -137,6 +138,7 @@ class TableService:
         self.attendance = Attendance(appends, store, clock, ttl=settings.presence_ttl)
         if self.archiver is not None:
             self.archiver.say = appends.say
+        self.quick = QuickPlay(registry, store, self.reads, self.operations, clock)
 
     def _delivered(
         self,
@@ -155,12 +157,14 @@ class TableService:
     def start_worker(self, interval: float = 0.25) -> None:
         """Start the due-index worker (bots, clocks, grace periods) and the archive's."""
         self.bots.start_worker(interval)
+        self.quick.start_worker()
         if self.archiver is not None:
             self.archiver.start_worker()
 
     async def close(self) -> None:
         await self.attendance.close()
         await self.bots.close()
+        await self.quick.close()
         if self.archiver is not None:
             await self.archiver.close()
             await self.archiver.archive.close()
