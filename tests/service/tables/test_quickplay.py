@@ -11,6 +11,7 @@ import pytest
 from support.jwts import ISSUER, Issuer, Key, sign_in_settings, token
 from support.lucky import TABLE
 from support.server import Client, make_settings, serve, ws_init, ws_next
+from support.streams import MULTIPART, SSE, subscribe
 
 from tablestate.engine.matching import MATCHED, WAITING
 from tablestate.engine.rights import User
@@ -75,6 +76,47 @@ async def test_bots_fill_the_table_after_the_wait(registry: Registry, make_store
         assert end["status"] == MATCHED and end["seat"] == 0
         table = (await c.q(TABLE, end["playerToken"], t=end["tableId"]))["table"]
         assert [s["kind"] for s in table["seats"]] == ["HUMAN", "BOT", "BOT"]
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [pytest.param(SSE, id="graphql-sse"), pytest.param(MULTIPART, id="multipart"), "graphql-ws"],
+)
+@pytest.mark.parametrize("store_kind", ["memory"], indirect=True)
+async def test_matched_over_every_transport(registry: Registry, make_store, kind: str):
+    async with serve(make_settings(), registry, make_store()) as c:
+        wish = {"g": "lucky-draw", "p": {"min": 2, "max": 2}}
+        one = (await c.q(PLAY, **wish))["quickPlay"]["id"]
+        two = (await c.q(PLAY, **wish))["quickPlay"]["id"]
+        if kind == "graphql-ws":  # the legacy protocol (subscriptions-transport-ws)
+            ends = await asyncio.gather(*(_legacy(c, t) for t in (one, two)))
+        else:
+            ends = await asyncio.gather(*(_over_http(c, t, kind) for t in (one, two)))
+        assert [e["status"] for e in ends] == [MATCHED, MATCHED]
+        assert ends[0]["tableId"] == ends[1]["tableId"]
+
+
+async def _over_http(c: Client, ticket: str, kind: str) -> dict[str, Any]:
+    async with subscribe(c.http, EVENTS, kind, t=ticket) as stream:
+        last = None
+        while (found := await stream.next()) is not None:
+            assert "errors" not in found, found
+            last = found["data"]["quickPlayEvents"]
+        assert last is not None
+        return last
+
+
+async def _legacy(c: Client, ticket: str) -> dict[str, Any]:
+    async with c.ws("graphql-ws") as conn:
+        await conn.send(json.dumps({"type": "connection_init", "payload": {}}))
+        payload = {"query": EVENTS, "variables": {"t": ticket}}
+        await conn.send(json.dumps({"id": "1", "type": "start", "payload": payload}))
+        last = None
+        while (msg := await ws_next(conn, timeout=20))["type"] != "complete":
+            if msg["type"] == "data":
+                last = msg["payload"]["data"]["quickPlayEvents"]
+        assert last is not None
+        return last
 
 
 async def test_a_cancelled_ticket_ends_its_stream(registry: Registry, make_store):
