@@ -234,3 +234,18 @@ def _wish() -> Wish:
 
 
 _ = User  # signed-in users are matched through the API above
+
+
+@pytest.mark.parametrize("store_kind", ["memory"], indirect=True)
+async def test_tickets_are_limited_per_address(registry: Registry, make_store):
+    async with serve(make_settings(), registry, make_store()) as c:
+
+        async def play(address: str) -> dict[str, Any]:
+            body = {"query": PLAY, "variables": {"g": "lucky-draw"}}
+            sent = await c.http.post("/graphql", json=body, headers={"X-Forwarded-For": address})
+            return sent.json()  # type: ignore[no-any-return]
+
+        answers = [await play("203.0.113.9") for _ in range(11)]
+        assert all("errors" not in a for a in answers[:10])
+        assert answers[10]["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
+        assert "errors" not in await play("203.0.113.10")  # another address is not
