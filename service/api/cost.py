@@ -64,6 +64,10 @@ STORE_FIELDS: Final = frozenset(
         ("Subscription", "tableEvents"),
         ("Subscription", "lobbyEvents"),
         ("LobbyEvent", "table"),
+        ("Subscription", "quickPlayEvents"),
+        # the archive's database
+        ("Query", "leaderboard"),
+        ("User", "ratings"),
     }
 )
 FIXED_SIZES: Final = {("Query", "games"): 20, ("Query", "plugins"): 100, ("Query", "nodes"): 100}
