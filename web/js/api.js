@@ -153,6 +153,22 @@ export function follow(tableId, token, after, { onEvent, onStatus }) {
   };
 }
 
+// A quick play ticket's place while it waits, then how it ended (MATCHED with the table
+// and the seat, CANCELLED or EXPIRED): onEvent(event) for each. A dropped connection is
+// retried and subscribes again: the server answers with the ticket's place now. The
+// caller closes it once the ticket ended. `token`: a signed-in user's, if any.
+const QUICK_PLAY_EVENTS = `subscription QuickPlayEvents($ticket: ID!) {
+  quickPlayEvents(ticket: $ticket) { status ahead estimatedWaitSeconds tableId seat playerToken
+    ticket { gameId houseRules minPlayers maxPlayers } }
+}`;
+
+export function followQuickPlay(ticket, token, { onEvent, onStatus }) {
+  return subscription(QUICK_PLAY_EVENTS, { ticket }, token, {
+    onStatus,
+    onData: (data) => onEvent(data.quickPlayEvents),
+  });
+}
+
 // The open public tables, live: onTables(map of id -> table) after each snapshot and change.
 // Every reconnection starts from a new snapshot (the server keeps no lobby history).
 export function followLobby({ onTables, onStatus }) {

@@ -1,11 +1,13 @@
 // The lobby: the installed games, a form to open a table (seats, options, house rules,
-// private or not), joining a private table by its code, the open tables (live), those
-// being played, and the tables this browser holds tokens for.
+// private or not) or to play now (matched with other players, quickplay.js), joining a
+// private table by its code, the open tables (live), those being played, and the tables
+// this browser holds tokens for.
 
 import { TABLE_ROW, followLobby, request } from './api.js';
 import { h, humanize, replaceChildren } from './dom.js';
 import { gameView, loadModule } from './games/index.js';
 import { optionsFields, optionsLine, readOptions, ruleText } from './options.js';
+import { askTicket, showWaiting } from './quickplay.js';
 import * as store from './store.js';
 import { list } from './words.js';
 
@@ -26,6 +28,8 @@ const JOIN = `mutation Join($t: ID!, $name: String!, $seed: String) {
 export function showLobby(root, app) {
   let games = [];
   let chosen = null;
+  let mode = 'create'; // what the form below the games does for `chosen`: 'create' or 'quick'
+  let waiting = null; // the waiting view of a quick play ticket, while it waits
   let timer = null;
   let open = null; // the open public tables, live (null: not yet known)
   let playing = null;
@@ -37,7 +41,18 @@ export function showLobby(root, app) {
   const formBox = h('div', { class: 'form-box' });
   // One input for the lobby's life: a name typed while the games load is not lost to a
   // re-render.
-  const nameInput = h('input', { id: 'player-name', autocomplete: 'nickname', maxlength: 40, value: store.playerName(), oninput: (e) => store.setPlayerName(e.target.value.trim()) });
+  // Play now's form has a name field of its own: it follows this one.
+  const nameInput = h('input', {
+    id: 'player-name',
+    autocomplete: 'nickname',
+    maxlength: 40,
+    value: store.playerName(),
+    oninput: (e) => {
+      store.setPlayerName(e.target.value.trim());
+      const quickName = formBox.querySelector('#qp-name');
+      if (quickName) quickName.value = e.target.value;
+    },
+  });
 
   const lobby = followLobby({
     onTables: (tables) => {
@@ -176,7 +191,7 @@ export function showLobby(root, app) {
   }
 
   function render() {
-    if (!alive) return;
+    if (!alive || waiting) return;
     // The name input moves into the new tree before it replaces the old: keep its focus
     // and caret, or what is typed next is lost.
     const typing = document.activeElement === nameInput ? [nameInput.selectionStart, nameInput.selectionEnd] : null;
@@ -189,7 +204,7 @@ export function showLobby(root, app) {
           'section',
           { class: 'panel intro' },
           h('h2', {}, 'Lobby'),
-          h('p', {}, 'Open a table, invite friends or add bots, and play. Every move is checked by the server; the shuffle is committed to before the deal and revealed at the end.'),
+          h('p', {}, 'Open a table, invite friends or add bots, and play; or press Play now to be matched with other players. Every move is checked by the server; the shuffle is committed to before the deal and revealed at the end.'),
           h(
             'p',
             {},
@@ -206,23 +221,35 @@ export function showLobby(root, app) {
             { class: 'game-list', role: 'list' },
             games.map((g) =>
               h(
-                'button',
-                {
-                  type: 'button',
-                  role: 'listitem',
-                  class: `game-card${chosen?.id === g.id ? ' chosen' : ''}`,
-                  'data-game': g.id,
-                  'data-key': `game:${g.id}`,
-                  'aria-pressed': chosen?.id === g.id ? 'true' : 'false',
-                  onclick: () => {
-                    chosen = g;
-                    render();
-                    formBox.querySelector('select, input')?.focus();
+                'div',
+                { class: 'game-item', role: 'listitem' },
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: `game-card${chosen?.id === g.id && mode === 'create' ? ' chosen' : ''}`,
+                    'data-game': g.id,
+                    'data-key': `game:${g.id}`,
+                    'aria-pressed': chosen?.id === g.id && mode === 'create' ? 'true' : 'false',
+                    onclick: () => choose(g, 'create'),
                   },
-                },
-                h('strong', {}, g.name),
-                h('span', { class: 'players' }, g.minPlayers === g.maxPlayers ? `${g.minPlayers} players` : `${g.minPlayers}–${g.maxPlayers} players`),
-                h('span', { class: 'summary' }, g.summary),
+                  h('strong', {}, g.name),
+                  h('span', { class: 'players' }, g.minPlayers === g.maxPlayers ? `${g.minPlayers} players` : `${g.minPlayers}–${g.maxPlayers} players`),
+                  h('span', { class: 'summary' }, g.summary),
+                ),
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: `play-now${chosen?.id === g.id && mode === 'quick' ? ' chosen' : ''}`,
+                    'data-play-now': g.id,
+                    'data-key': `play:${g.id}`,
+                    'aria-label': `Play now: ${g.name}`,
+                    'aria-pressed': chosen?.id === g.id && mode === 'quick' ? 'true' : 'false',
+                    onclick: () => choose(g, 'quick'),
+                  },
+                  'Play now',
+                ),
               ),
             ),
           ),
@@ -233,11 +260,145 @@ export function showLobby(root, app) {
         myTables(),
       ),
     );
-    replaceChildren(formBox, chosen ? createForm(chosen) : null);
+    replaceChildren(formBox, chosen ? (mode === 'quick' ? quickForm(chosen) : createForm(chosen)) : null);
     if (typing && document.activeElement !== nameInput) {
       nameInput.focus();
       nameInput.setSelectionRange(...typing);
     }
+  }
+
+  function choose(game, how) {
+    chosen = game;
+    mode = how;
+    render();
+    formBox.querySelector('select, input')?.focus();
+  }
+
+  // The house rules as checkboxes: a rule is offered only where it may be on, no conflict
+  // with a ticked rule and every number of players in `players()` ([least, most]) within
+  // its range.
+  function ruleChoices(game, view, players, prefix = 'rule') {
+    const boxes = game.houseRules.map((rule) => ({
+      rule,
+      input: h('input', { type: 'checkbox', name: 'rule', value: rule.id, id: `${prefix}-${rule.id}` }),
+      note: h('span', { class: 'rule-notes' }),
+    }));
+    const update = () => {
+      const [least, most] = players();
+      const on = new Set(boxes.filter((b) => b.input.checked).map((b) => b.rule.id));
+      for (const { rule, input, note } of boxes) {
+        const conflict = rule.conflictsWith.find((id) => on.has(id));
+        const outside = (rule.minPlayers && least < rule.minPlayers) || (rule.maxPlayers && most > rule.maxPlayers);
+        input.disabled = Boolean(conflict) || Boolean(outside);
+        if (input.disabled) input.checked = false;
+        const notes = [];
+        if (rule.minPlayers || rule.maxPlayers) notes.push(`players: ${rule.minPlayers === rule.maxPlayers ? rule.minPlayers : `${rule.minPlayers || 1}–${rule.maxPlayers || game.maxPlayers}`}`);
+        const ruleName = (id) => game.houseRules.find((r) => r.id === id)?.name || humanize(id);
+        if (rule.conflictsWith.length) notes.push(`conflicts with ${rule.conflictsWith.map(ruleName).join(', ')}`);
+        if (conflict) notes.push(`unavailable while ${ruleName(conflict)} is on`);
+        note.textContent = notes.length ? ` (${notes.join('; ')})` : '';
+      }
+    };
+    for (const b of boxes) b.input.addEventListener('change', update);
+    update();
+    return {
+      update,
+      chosen: () => boxes.filter((b) => b.input.checked).map((b) => b.rule.id),
+      fieldset: boxes.length
+        ? h(
+            'fieldset',
+            { class: 'rules' },
+            h('legend', {}, 'House rules'),
+            boxes.map(({ rule, input, note }) =>
+              h('div', { class: 'rule' }, input, ' ', h('label', { for: input.id }, h('strong', {}, rule.name), ' ', h('span', { class: 'rule-desc' }, ruleText(rule, view))), note),
+            ),
+          )
+        : null,
+    };
+  }
+
+  // Play now: the wish (house rules, how many players, bots or not, the name), then a
+  // ticket and the waiting view in place of the lobby.
+  function quickForm(game) {
+    const view = gameView(game.id);
+    const counts = range(game.minPlayers, game.maxPlayers);
+    const least = h('select', { id: 'qp-min', name: 'min' }, counts.map((n) => h('option', { value: n, selected: n === game.minPlayers }, String(n))));
+    const most = h('select', { id: 'qp-max', name: 'max' }, counts.map((n) => h('option', { value: n, selected: n === game.maxPlayers }, String(n))));
+    const players = () => [Number(least.value), Number(most.value)];
+    const rules = ruleChoices(game, view, players, 'qp-rule');
+    // From never above to: moving one moves the other along.
+    least.addEventListener('change', () => {
+      if (Number(most.value) < Number(least.value)) most.value = least.value;
+      rules.update();
+    });
+    most.addEventListener('change', () => {
+      if (Number(least.value) > Number(most.value)) least.value = most.value;
+      rules.update();
+    });
+    const bots = h('input', { type: 'checkbox', id: 'qp-bots', checked: true });
+    const after = h('input', { type: 'number', id: 'qp-after', min: 0, max: 300, step: 1, value: 30, required: true, inputmode: 'numeric', 'aria-label': 'Seconds before bots fill the seats' });
+    bots.addEventListener('change', () => {
+      after.disabled = !bots.checked;
+    });
+    const name = h('input', { id: 'qp-name', autocomplete: 'nickname', maxlength: 40, value: store.playerName(), required: true });
+
+    const submit = async (e) => {
+      e.preventDefault();
+      const who = name.value.trim();
+      if (!who) {
+        app.notify(null, 'Type your name first.');
+        name.focus();
+        return;
+      }
+      store.setPlayerName(who);
+      nameInput.value = who;
+      const button = e.target.querySelector('button[type=submit]');
+      button.disabled = true;
+      const wish = { rules: rules.chosen(), min: Number(least.value), max: Number(most.value), bots: bots.checked, after: bots.checked ? Number(after.value) : 30, name: who };
+      let ticket;
+      try {
+        ticket = await askTicket(game, wish);
+      } catch (err) {
+        app.notify(err);
+        button.disabled = false;
+        return;
+      }
+      if (!alive) return;
+      waiting = showWaiting(root, app, {
+        game,
+        ticket,
+        wish,
+        onEnd: (message, err) => {
+          waiting = null;
+          if (!alive) return;
+          render();
+          renderTables();
+          if (err || message) app.notify(err, err ? undefined : message);
+          root.querySelector(`[data-play-now="${CSS.escape(game.id)}"]`)?.focus();
+        },
+      });
+    };
+
+    return h(
+      'form',
+      { class: 'quick-play', onsubmit: submit, 'aria-label': `Play ${game.name} now` },
+      h('h3', {}, `Play ${game.name} now`),
+      h('p', { class: 'muted' }, 'You are matched with players who want the same game and house rules; the table starts as soon as it is full.'),
+      h(
+        'fieldset',
+        { class: 'players' },
+        h('legend', {}, 'Players'),
+        h('label', { for: 'qp-min' }, 'From '),
+        least,
+        ' ',
+        h('label', { for: 'qp-max' }, 'to '),
+        most,
+      ),
+      rules.fieldset,
+      h('p', {}, bots, ' ', h('label', { for: 'qp-bots' }, 'Fill with bots after'), ' ', after, ' s'),
+      h('p', {}, h('label', { for: 'qp-name' }, 'Your name '), name),
+      h('p', {}, h('button', { type: 'submit', class: 'primary' }, 'Look for players')),
+    );
   }
 
   function createForm(game) {
@@ -249,35 +410,11 @@ export function showLobby(root, app) {
     );
     const view = gameView(game.id);
     const optionFields = optionsFields(game.options, view);
-    const ruleBoxes = game.houseRules.map((rule) => ({
-      rule,
-      input: h('input', { type: 'checkbox', name: 'rule', value: rule.id, id: `rule-${rule.id}` }),
-      note: h('span', { class: 'rule-notes' }),
-    }));
+    const ruleBoxes = ruleChoices(game, view, () => [Number(seats.value), Number(seats.value)]);
     const play = h('input', { type: 'checkbox', id: 'play-too', checked: true });
     const privately = h('input', { type: 'checkbox', id: 'private' });
 
-    // A rule is offered only where it may be on: no conflict with a ticked rule, and the
-    // chosen number of seats within its player range.
-    const updateRules = () => {
-      const n = Number(seats.value);
-      const on = new Set(ruleBoxes.filter((b) => b.input.checked).map((b) => b.rule.id));
-      for (const { rule, input, note } of ruleBoxes) {
-        const conflict = rule.conflictsWith.find((id) => on.has(id));
-        const players = (rule.minPlayers && n < rule.minPlayers) || (rule.maxPlayers && n > rule.maxPlayers);
-        input.disabled = Boolean(conflict) || Boolean(players);
-        if (input.disabled) input.checked = false;
-        const notes = [];
-        if (rule.minPlayers || rule.maxPlayers) notes.push(`players: ${rule.minPlayers === rule.maxPlayers ? rule.minPlayers : `${rule.minPlayers || 1}–${rule.maxPlayers || game.maxPlayers}`}`);
-        const ruleName = (id) => game.houseRules.find((r) => r.id === id)?.name || humanize(id);
-        if (rule.conflictsWith.length) notes.push(`conflicts with ${rule.conflictsWith.map(ruleName).join(', ')}`);
-        if (conflict) notes.push(`unavailable while ${ruleName(conflict)} is on`);
-        note.textContent = notes.length ? ` (${notes.join('; ')})` : '';
-      }
-    };
-    seats.addEventListener('change', updateRules);
-    for (const b of ruleBoxes) b.input.addEventListener('change', updateRules);
-    updateRules();
+    seats.addEventListener('change', ruleBoxes.update);
 
     const submit = async (e) => {
       e.preventDefault();
@@ -292,7 +429,7 @@ export function showLobby(root, app) {
       try {
         const read = readOptions(optionFields);
         const options = Object.keys(read).length ? read : null;
-        const rules = ruleBoxes.filter((b) => b.input.checked).map((b) => b.rule.id);
+        const rules = ruleBoxes.chosen();
         const made = (await request(CREATE, { game: game.id, rules, options, seats: Number(seats.value), private: privately.checked })).createTable;
         const tableId = made.table.id;
         store.rememberHost(tableId, game.id, made.hostToken);
@@ -316,16 +453,7 @@ export function showLobby(root, app) {
       h('h3', {}, `New ${game.name} table`),
       h('p', {}, h('label', { for: 'seats' }, 'Seats '), seats),
       optionFields.length ? h('fieldset', {}, h('legend', {}, 'Options'), optionFields.map((f) => f.row)) : null,
-      ruleBoxes.length
-        ? h(
-            'fieldset',
-            { class: 'rules' },
-            h('legend', {}, 'House rules'),
-            ruleBoxes.map(({ rule, input, note }) =>
-              h('div', { class: 'rule' }, input, ' ', h('label', { for: input.id }, h('strong', {}, rule.name), ' ', h('span', { class: 'rule-desc' }, ruleText(rule, view))), note),
-            ),
-          )
-        : null,
+      ruleBoxes.fieldset,
       h('p', {}, privately, ' ', h('label', { for: 'private' }, h('strong', {}, 'Private'), ' — not listed in the lobby; players join with a code you get')),
       h('p', {}, play, ' ', h('label', { for: 'play-too' }, 'I take a seat (as host)')),
       h('p', {}, h('button', { type: 'submit', class: 'primary' }, 'Create the table')),
@@ -355,6 +483,7 @@ export function showLobby(root, app) {
       alive = false;
       clearInterval(timer);
       lobby.close();
+      waiting?.destroy();
     },
   };
 }
