@@ -98,23 +98,32 @@ def plan(waiting: Sequence[Ticket], now: float) -> list[Group]:
     left = sorted(waiting, key=lambda t: (t.at, t.id))
     groups: list[Group] = []
     held: set[str] = set()  # tickets of a group made this round
-    for anchor in left:
+    for i, anchor in enumerate(left):
         if anchor.id in held:
             continue
-        group = gather(anchor, [t for t in left if t.id not in held and t.id != anchor.id], now)
+        # Only the tickets behind it: an older one free yet could not start with it.
+        group = gather(anchor, left[i + 1 :], now, held)
         if group is not None:
             groups.append(group)
             held.update(t.id for t in group.tickets)
     return groups
 
 
-def gather(anchor: Ticket, behind: Sequence[Ticket], now: float) -> Group | None:
-    """The table ``anchor`` makes now with the oldest of ``behind`` that fit, or None."""
+def gather(
+    anchor: Ticket,
+    behind: Sequence[Ticket],
+    now: float,
+    held: frozenset[str] | set[str] = frozenset(),
+) -> Group | None:
+    """The table ``anchor`` makes now with the oldest of ``behind`` that fit (none of
+    ``held``), or None. It reads ``behind`` only until the table is full."""
     tickets = [anchor]
     lo, hi = anchor.min, anchor.max
     for t in behind:
         if len(tickets) >= hi:
             break
+        if t.id in held:
+            continue
         new_lo, new_hi = max(lo, t.min), min(hi, t.max)
         if new_lo > new_hi or len(tickets) + 1 > new_hi:
             continue

@@ -308,6 +308,11 @@ class QuickPlay(Background):
                 ended = {t.id: outcome(t, EXPIRED, reason=str(exc)) for t in group.tickets}
                 await self.queue.settle(pool, ended, ttl=KEPT)
                 continue
+            # Held again after each table: a long round keeps its pool from another
+            # replica, which would only make tables whose tickets are settled already.
+            if not await self.queue.lease(f"match:{pool}", self.owner, self.lease):
+                log.warning("quick play lost its lease on a pool mid-round")
+                return made + int(done)
             if done:
                 made += 1
                 log.info(
