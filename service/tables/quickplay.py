@@ -47,6 +47,10 @@ MAX_WAIT: Final = 300  # the longest afterSeconds a ticket may ask
 LEASE: Final = 5.0  # a matcher's hold on a pool, renewed at every round
 POLL: Final = 0.5  # how often a listener looks at its ticket
 PLACE_EVERY: Final = 2.0  # how often it counts the tickets ahead of it
+# How often an idle matcher (no pool waiting when it last looked, no ticket made here since)
+# asks the store again: another replica's tickets wait at most this long for a matcher
+# here, should that replica die; a replica that makes a ticket looks at once.
+IDLE_LOOK: Final = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +134,7 @@ class QuickPlay(Background):
         self.clock = clock
         self.owner = secrets.token_hex(8)  # this replica, as the leases know it
         self.grace, self.lease, self.pool_limit = GRACE, LEASE, POOL_LIMIT
+        self._quiet_until = 0.0  # monotonic: until when the idle matcher does not look
 
     # -- tickets ------------------------------------------------------------------
 
@@ -198,6 +203,7 @@ class QuickPlay(Background):
             )
         except StoreUnavailable as exc:
             raise ApiError("UNAVAILABLE", "the store is unreachable; retry later") from exc
+        self._quiet_until = 0.0  # a ticket here: the matcher looks at once
         if not added:
             raise ApiError(
                 "UNAVAILABLE", "the quick play queue of this game is full; retry in a minute"
@@ -279,8 +285,14 @@ class QuickPlay(Background):
 
     async def run_due_once(self) -> int:
         """Match every pool this replica holds the lease of now; the tables made."""
+        now = time.monotonic()
+        if now < self._quiet_until:
+            return 0
+        pools = await self.queue.pools()
+        if not pools:
+            self._quiet_until = now + IDLE_LOOK
         made = 0
-        for pool in await self.queue.pools():
+        for pool in pools:
             if await self.queue.lease(f"match:{pool}", self.owner, self.lease):
                 made += await self.match(pool)
         return made
