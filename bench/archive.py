@@ -52,7 +52,6 @@ import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 from uuid import uuid4
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,14 +213,11 @@ class PostgresDatabase(Database):
 
     @contextlib.contextmanager
     def fresh(self) -> Iterator[str]:
-        name = f"bench_archive_{uuid4().hex[:12]}"
-        with psycopg.connect(self.url, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        try:
-            yield urlunsplit(urlsplit(self.url)._replace(path=f"/{name}"))
-        finally:
-            with psycopg.connect(self.url, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        sys.path.insert(0, str(ROOT / "tests"))  # the tests' own way to make one
+        from pg_server import fresh_database
+
+        with fresh_database(self.url, "bench_archive_") as url:
+            yield url
 
     def size(self, url: str) -> int:
         with psycopg.connect(url, autocommit=True) as conn:

@@ -196,11 +196,19 @@ def archive_database(kind: str, request: pytest.FixtureRequest, tmp_path: Path) 
         yield f"sqlite:///{tmp_path / 'archive.db'}"
         return
     handle: PostgresHandle = request.getfixturevalue("postgres_handle")
-    name = f"t_{uuid4().hex}"
-    with psycopg.connect(handle.url, autocommit=True) as conn:
+    with fresh_database(handle.url, "t_") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def fresh_database(server_url: str, prefix: str) -> Iterator[str]:
+    """A new database on the server of ``server_url`` (named ``prefix`` and a random part),
+    as a URL; dropped at the end."""
+    name = f"{prefix}{uuid4().hex[:16]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield urlunsplit(urlsplit(handle.url)._replace(path=f"/{name}"))
+        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
     finally:
-        with psycopg.connect(handle.url, autocommit=True) as conn:
+        with psycopg.connect(server_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

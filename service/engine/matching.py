@@ -140,8 +140,3 @@ def gather(
     if len(tickets) >= lo:
         return Group(tuple(tickets), len(tickets), 0)
     return None
-
-
-def ahead_of(ticket: Ticket, waiting: Sequence[Ticket]) -> int:
-    """How many tickets of its pool were made before it and still wait."""
-    return sum(1 for t in waiting if (t.at, t.id) < (ticket.at, ticket.id))

@@ -66,13 +66,13 @@ class RedisQuickPlay(Reach):
             if text is not None and at is not None
         )
 
-    async def seen(self, ticket_id: str, at: float) -> bool:
+    async def seen(self, ticket_id: str, at: float) -> int | None:
         tag = self._pool(ticket_id.partition(".")[0])
         async with self._reach():
-            done = await self._script(
-                keys=[f"{tag}:w", f"{tag}:s"], args=["n", ticket_id, repr(at)]
+            ahead = int(
+                await self._script(keys=[f"{tag}:w", f"{tag}:s"], args=["n", ticket_id, repr(at)])
             )
-        return bool(int(done))
+        return None if ahead < 0 else ahead
 
     async def settle(self, pool: str, outcomes: Mapping[str, str], *, ttl: float) -> bool:
         tag = self._pool(pool)

@@ -471,9 +471,10 @@ class QuickPlayQueue(Protocol):
     async def waiting(self, pool: str) -> tuple[tuple[str, float], ...]:
         """The pool's waiting tickets, oldest first: (JSON, when it was last seen)."""
 
-    async def seen(self, ticket_id: str, at: float) -> bool:
-        """Note that the ticket's holder still listens at ``at``; False when it no longer
-        waits."""
+    async def seen(self, ticket_id: str, at: float) -> int | None:
+        """Note that the ticket's holder still listens at ``at``: the number of its pool's
+        tickets waiting ahead of it (made before it; the same made-at, by id), or None when
+        it no longer waits."""
 
     async def settle(self, pool: str, outcomes: Mapping[str, str], *, ttl: float) -> bool:
         """Atomically: if every ticket named still waits, write each one's outcome (JSON,

@@ -440,13 +440,13 @@ class MemoryStore:
         rows = sorted(self._waiting.get(pool, {}).items(), key=lambda kv: (kv[1][1], kv[0]))
         return tuple((text, seen) for _, (text, _, seen) in rows)
 
-    async def seen(self, ticket_id: str, at: float) -> bool:
+    async def seen(self, ticket_id: str, at: float) -> int | None:
         waiting = self._waiting.get(ticket_id.partition(".")[0], {})
         if ticket_id not in waiting:
-            return False
+            return None
         text, made, _ = waiting[ticket_id]
         waiting[ticket_id] = (text, made, at)
-        return True
+        return sum(1 for k, v in waiting.items() if (v[1], k) < (made, ticket_id))
 
     async def settle(self, pool: str, outcomes: Mapping[str, str], *, ttl: float) -> bool:
         waiting = self._waiting.get(pool, {})

@@ -7,7 +7,8 @@
 --         returns 1, or 0 when the pool is full
 -- ARGV[1] "s" settle: 2 ttl ms, then (id, JSON) pairs (KEYS[3..] their keys, in order)
 --         returns 1 when every ticket still waited (then written), else 0 (nothing written)
--- ARGV[1] "n" seen: 2 ticket id, 3 at; returns 1 when it still waits
+-- ARGV[1] "n" seen: 2 ticket id, 3 at; returns the number waiting ahead of it, or -1 when
+--         it no longer waits
 
 local op = ARGV[1]
 if op == 'e' then
@@ -34,10 +35,11 @@ if op == 's' then
   return 1
 end
 if op == 'n' then
-  if not redis.call('ZSCORE', KEYS[1], ARGV[2]) then
-    return 0
+  local rank = redis.call('ZRANK', KEYS[1], ARGV[2])
+  if not rank then
+    return -1
   end
   redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-  return 1
+  return rank
 end
 return redis.error_reply('unknown op')

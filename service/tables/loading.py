@@ -238,7 +238,11 @@ class Tables:
             if archived is None:
                 raise ApiError("BAD_INPUT", str(exc)) from exc
             return archived_events(archived, after, first, last, seated=seated)
-        if stored or self.archive is None:
+        # Every table has an event, and a cursor of a table the store forgot is refused: an
+        # empty answer asks the archive only where it may mean "forgotten" (never for a
+        # reader polling after its cursor, which would pay a store read each time).
+        wanted = last if last is not None else first
+        if stored or self.archive is None or after is not None or wanted <= 0:
             return stored
         archived = await self._forgotten(table_id)
         if archived is None:

@@ -46,7 +46,6 @@ POOL_LIMIT: Final = 10_000  # waiting tickets per pool: more is UNAVAILABLE
 MAX_WAIT: Final = 300  # the longest afterSeconds a ticket may ask
 LEASE: Final = 5.0  # a matcher's hold on a pool, renewed at every round
 POLL: Final = 0.5  # how often a listener looks at its ticket
-PLACE_EVERY: Final = 2.0  # how often it counts the tickets ahead of it
 # How often an idle matcher (no pool waiting when it last looked, no ticket made here since)
 # asks the store again: another replica's tickets wait at most this long for a matcher
 # here, should that replica die; a replica that makes a ticket looks at once.
@@ -261,18 +260,15 @@ class QuickPlay(Background):
     async def events(self, caller: Caller | None, ticket_id: str) -> AsyncIterator[Status]:
         """The ticket's place while it waits (when it changes), then how it ended."""
         told: tuple[Any, ...] | None = None
-        counted_at, ahead = -PLACE_EVERY, 0
         while True:
             found = await self.status(caller, ticket_id)
             if found.status != WAITING:
                 yield found
                 return
             now = self.clock()
-            await self.queue.seen(ticket_id, now)
-            if now - counted_at >= PLACE_EVERY:
-                rows = await self.queue.waiting(found.ticket.pool)
-                ahead = matching.ahead_of(found.ticket, [Ticket.from_json(t) for t, _ in rows])
-                counted_at = now
+            ahead = await self.queue.seen(ticket_id, now)
+            if ahead is None:  # settled since it was read: told at the next look
+                continue
             ticket = found.ticket
             wait = max(0.0, ticket.after - (now - ticket.at)) if ticket.bots else None
             view = (ahead, None if wait is None else round(wait))

@@ -20,8 +20,9 @@ async def test_tickets_wait_oldest_first_and_settle_together(store: StateStore) 
         assert await store.enqueue(p, ticket_id, f'{{"id":"{ticket_id}"}}', at, limit=10, ttl=60)
     assert p in await store.pools()
     assert [text for text, _ in await store.waiting(p)] == [f'{{"id":"{t}"}}' for t in (a, b, c)]
-    assert await store.seen(b, 25.0)
-    assert [seen for _, seen in await store.waiting(p)] == [10.0, 25.0, 30.0]
+    assert await store.seen(b, 25.0) == 1  # a is ahead of it
+    assert await store.seen(a, 11.0) == 0
+    assert [seen for _, seen in await store.waiting(p)] == [11.0, 25.0, 30.0]
     assert await store.settle(p, {a: "matched-a", b: "matched-b"}, ttl=60)
     assert await store.ticket(a) == "matched-a" and await store.ticket(b) == "matched-b"
     assert [text for text, _ in await store.waiting(p)] == [f'{{"id":"{c}"}}']
@@ -29,7 +30,8 @@ async def test_tickets_wait_oldest_first_and_settle_together(store: StateStore) 
     assert not await store.settle(p, {b: "again", c: "matched-c"}, ttl=60)
     assert await store.ticket(b) == "matched-b"
     assert await store.ticket(c) == f'{{"id":"{c}"}}'
-    assert not await store.seen(a, 40.0)
+    assert await store.seen(a, 40.0) is None
+    assert await store.seen(c, 40.0) == 0  # the others ahead of it were settled
     assert await store.settle(p, {c: "cancelled"}, ttl=60)
     assert await store.waiting(p) == ()
     assert await store.ticket(f"{p}.unknown") is None

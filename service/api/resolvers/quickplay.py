@@ -12,6 +12,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from tablestate.api.context import Context
+from tablestate.api.resolvers.tables import table_wish
 from tablestate.api.types.quickplay import (
     QuickPlayBots,
     QuickPlayEvent,
@@ -24,7 +25,6 @@ from tablestate.errors import ApiError
 from tablestate.tables.quickplay import Status, Wish
 
 Info = strawberry.Info[Context, None]
-MAX_RULES = 64
 # Tickets made per address (and per signed-in user): a burst, refilled at a steady rate.
 TICKETS_BURST = 10
 TICKETS_PER_MINUTE = 20
@@ -65,9 +65,7 @@ async def quick_play(
     name: str | None = None,
 ) -> QuickPlayTicket:
     caller = await info.context.credential()
-    rules = [str(r) for r in house_rules or []]
-    if len(rules) > MAX_RULES:
-        raise ApiError("BAD_INPUT", f"at most {MAX_RULES} house rules")
+    rules = table_wish(house_rules, options)
     await _admit(info)
     user = user_of(caller)
     bots = bots or QuickPlayBots()

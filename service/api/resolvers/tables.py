@@ -67,6 +67,20 @@ async def admit_table(context: Context) -> None:
         )
 
 
+def table_wish(house_rules: list[strawberry.ID] | None, options: Any) -> list[str]:
+    """The house rules asked (as ids), within the bounds every table's request keeps, and
+    options within their size.
+
+    Raises:
+        ApiError: ``BAD_INPUT`` past ``MAX_RULES`` rules or ``MAX_OPTIONS_BYTES`` of options.
+    """
+    rules = [str(r) for r in house_rules or []]
+    if len(rules) > MAX_RULES:
+        raise ApiError("BAD_INPUT", f"at most {MAX_RULES} house rules")
+    _options_size(options)
+    return rules
+
+
 def _options_size(options: Any) -> None:
     if options is not None and len(json.dumps(options)) > MAX_OPTIONS_BYTES:
         raise ApiError("BAD_INPUT", "options are too large")
@@ -83,10 +97,7 @@ async def create_table(
     caller = await info.context.credential()  # a bad token is refused first
     operations = info.context.services.tables.operations
     operations.check_sign_in(caller, "create a table")
-    rules = [str(r) for r in house_rules or []]
-    if len(rules) > MAX_RULES:
-        raise ApiError("BAD_INPUT", f"at most {MAX_RULES} house rules")
-    _options_size(options)
+    rules = table_wish(house_rules, options)
     await admit_table(info.context)
     loaded, token = await operations.create(str(game_id), rules, options, seats, private, caller)
     return CreateTablePayload(

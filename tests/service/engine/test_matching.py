@@ -3,7 +3,7 @@ overlap, bots after the wait."""
 
 from __future__ import annotations
 
-from tablestate.engine.matching import Ticket, ahead_of, near, plan, pool_of, window
+from tablestate.engine.matching import Ticket, near, plan, pool_of, window
 
 
 def ticket(
@@ -80,4 +80,3 @@ def test_a_ticket_that_cannot_start_blocks_nobody_behind_it():
     picky = ticket(1, at=0, lo=4, hi=4)
     waiting = [picky, ticket(2, at=1), ticket(3, at=2)]
     assert ids(plan(waiting, now=3)) == [["p.2", "p.3"]]
-    assert ahead_of(ticket(3, at=2), waiting) == 2

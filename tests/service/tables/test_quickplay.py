@@ -137,6 +137,7 @@ async def test_bad_wishes_are_refused(registry: Registry, make_store):
         assert await c.code(PLAY, g="lucky-draw", b=bad_wait) == "BAD_INPUT"
         assert await c.code(PLAY, g="lucky-draw", o={"nonsense": True}) == "BAD_INPUT"
         assert await c.code(PLAY, g="lucky-draw", n="   ") == "BAD_INPUT"
+        assert await c.code(PLAY, g="lucky-draw", o={"x": "a" * 20_000}) == "BAD_INPUT"
 
 
 async def test_a_signed_in_users_ticket_is_theirs_and_seats_them(
