@@ -39,12 +39,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scaling import free_port, install_bench_game
+from scaling import free_port, install_bench_game, package_path
 
 ROOT = Path(__file__).resolve().parents[1]
 LOADGEN = ROOT / "bench" / "peers" / "tablestate" / "loadgen.js"
@@ -72,22 +71,6 @@ def totals(folder: Path) -> int:
                 count += int(line.split()[1])
                 break
     return count
-
-
-def package_path(checkout: Path, work: Path) -> Path:
-    """A folder whose ``tablestate`` is the checkout's ``service/`` and whose bundled games
-    are its ``plugins/`` (the folders in the repository have other names than the imports:
-    pyproject.toml's package-dir maps one to the other), so that the checkout measured is
-    the one imported, not the one installed: the service and its games from one commit."""
-    shim = work / f"import.{checkout.name}"
-    shim.mkdir(exist_ok=True)
-    with (checkout / "pyproject.toml").open("rb") as f:
-        folders = tomllib.load(f)["tool"]["setuptools"]["package-dir"]
-    for name, folder in folders.items():
-        link = shim / name
-        if not link.exists():
-            link.symlink_to(checkout / folder, target_is_directory=True)
-    return shim
 
 
 def run(

@@ -53,6 +53,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -130,6 +131,22 @@ def install_bench_game(work: Path) -> Path:
     return site
 
 
+def package_path(checkout: Path, work: Path) -> Path:
+    """A folder whose ``tablestate`` is the checkout's ``service/`` and whose bundled games
+    are its ``plugins/`` (the folders in the repository have other names than the imports:
+    pyproject.toml's package-dir maps one to the other), so that the checkout measured is
+    the one imported, not the one installed: the service and its games from one commit."""
+    shim = work / f"import.{checkout.name}"
+    shim.mkdir(exist_ok=True)
+    with (checkout / "pyproject.toml").open("rb") as f:
+        folders = tomllib.load(f)["tool"]["setuptools"]["package-dir"]
+    for name, folder in folders.items():
+        link = shim / name
+        if not link.exists():
+            link.symlink_to(checkout / folder, target_is_directory=True)
+    return shim
+
+
 @contextlib.contextmanager
 def server(work: Path, site: Path, workers: int) -> Iterator[tuple[int, list[int], int]]:
     """A fresh redis-server and ``tablestate serve``: (HTTP port, [serve pid, redis pid],
@@ -154,7 +171,7 @@ def server(work: Path, site: Path, workers: int) -> Iterator[tuple[int, list[int
             time.sleep(0.1)
         env = dict(os.environ)
         env.update(
-            PYTHONPATH=f"{site}{os.pathsep}{ROOT}",
+            PYTHONPATH=os.pathsep.join(map(str, (package_path(ROOT, work), site, ROOT))),
             REDIS_URL=f"redis://127.0.0.1:{rport}/0",
             TABLESTATE_SECRET=f"bench-secret-{os.getpid()}-{time.time_ns()}",
             TABLESTATE_REDIS_PREFIX="bench:",

@@ -3,15 +3,17 @@ pipe, the acknowledgement, the key prefix and the timeout), the key scheme and t
 mapping of Redis's failures to the contract's (``_reach``).
 
 A table's keys share the hash tag ``{t:<id>}`` (so the commit script also runs on Redis
-Cluster): ``<prefix>{t:<id>}:s`` (hash: version, snapshot, meta), ``:e`` (the game's event
-stream, ids are the cursors), ``:c`` and ``:x`` (appended events: for every viewer, and
-with an audience; trimmed), ``:i`` (idempotency records) with ``:io`` (their fields, oldest
-first), ``:m`` (move log), ``:p`` (presence), ``:w`` (a short-lived write whose acknowledgement
-tells that a replica holds the table as read) and the shard channel ``:ev`` on which each
-commit announces its last cursor. Listings (``<prefix>tables:...``), each signed-in user's
-tables (``<prefix>users:<hash of the user>``) and the due-index (``<prefix>due``) are global
-keys written apart from the commit, best effort; so are the rate limits (``<prefix>rl:...``,
-one key each), and the lobby's channel is ``<prefix>{lobby}:ev``.
+Cluster): ``<prefix>{t:<id>}:s`` (hash: version, snapshot, meta, and the idempotency
+records, fields ``i:<seat>:<key>``), ``:e`` (the game's event stream, ids are the cursors),
+``:c`` and ``:x`` (appended events: for every viewer, and with an audience; trimmed),
+``:io`` (the fields of the idempotency records, oldest first), ``:i`` (the records of a
+table made by an earlier release), ``:m`` (move log), ``:p`` (presence), ``:w`` (a
+short-lived write whose acknowledgement tells that a replica holds the table as read) and
+the shard channel ``:ev`` on which each commit announces its last cursor. Listings
+(``<prefix>tables:...``), each signed-in user's tables (``<prefix>users:<hash of the
+user>``) and the due-index (``<prefix>due``) are global keys written apart from the commit,
+best effort; so are the rate limits (``<prefix>rl:...``, one key each), and the lobby's
+channel is ``<prefix>{lobby}:ev``.
 """
 
 from __future__ import annotations

@@ -180,8 +180,11 @@ class RedisTables(Reach):
         )
 
     async def idempotency(self, table_id: str, seat: int, key: str) -> IdempotencyRecord | None:
+        keys, field = self._keys(table_id), f"{seat}:{key}"
         async with self._reach():
-            raw = await self._reading(self._redis.hget, self._keys(table_id)[2], f"{seat}:{key}")
+            raw = await self._reading(self._redis.hget, keys[0], "i:" + field)
+            if raw is None:  # a table made before the records moved into its hash
+                raw = await self._reading(self._redis.hget, keys[2], field)
         return None if raw is None else _wire.record(raw)
 
     async def events(

@@ -74,6 +74,9 @@ for key in pairs(touched) do
     redis.call('PEXPIRE', key, ttl)
   end
 end
+-- The newest cursor appended at this version, for the next commit (commit.lua): the last
+-- of this call's, each after the one before it and after every earlier call's.
+redis.call('HSET', KEYS[1], 'a', ids[#ids])
 redis.call('SPUBLISH', KEYS[5], ids[#ids])
 local out = {tonumber(version)}
 for _, id in ipairs(ids) do

@@ -341,10 +341,10 @@ class TableStore(Protocol):
         expiry to ``ttl`` seconds, and announce the new cursor. A table that does not
         exist is a conflict at version 0.
 
-        The table keeps the newest ``idempotency_kept`` records: recording one more drops
-        the oldest, whose key then counts as new again. A commit's events are for every
-        viewer (``audience`` None; ``ValueError`` otherwise): they are the game's own,
-        never dropped."""
+        The table keeps the newest ``idempotency_kept`` records, and at most a tenth more:
+        past that, recording one more drops the oldest beyond ``idempotency_kept``, whose
+        keys then count as new again. A commit's events are for every viewer (``audience``
+        None; ``ValueError`` otherwise): they are the game's own, never dropped."""
 
     async def idempotency(self, table_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """The record of an idempotency key, if any."""

@@ -1,10 +1,12 @@
 -- One commit of one table, atomically and in one round trip (also creates a table).
 -- Every key is the table's own and shares its hash tag, so this runs on Redis Cluster.
 --
--- KEYS: 1 snapshot hash (v, snap, game, status, created; e once the stream exists),
---       2 the game's event stream, 3 idempotency hash (field "<seat>:<key>"), 4 move log list, 5 the table's shard
---       channel, 6 idempotency fields oldest first (list), 7 and 8 the appended events'
---       streams (only their expiry is set here)
+-- KEYS: 1 snapshot hash (v, snap, game, status, created; e once the stream exists; a the
+--       newest cursor appended, from append.lua; k "1" and the idempotency records
+--       i:<seat>:<key>, for a table made since they live here), 2 the game's event stream,
+--       3 idempotency hash of a table made before (field "<seat>:<key>"), 4 move log list,
+--       5 the table's shard channel, 6 idempotency fields oldest first (list), 7 and 8 the
+--       appended events' streams (only their expiry is set here)
 -- ARGV: 1 "1" to create (the table must not exist) or "0" to commit (it must),
 --       2 expected version, 3 ttl in milliseconds, 4 snapshot, 5 game id, 6 status,
 --       7 created_at, 8 "" or "+" followed by the log entry, 9 "" or the idempotency field,
@@ -20,11 +22,45 @@
 -- with an OOM error before anything is written, and lets a script that has begun writing
 -- finish, so a commit lands whole or not at all even when Redis is full.
 
-local head = redis.call('HMGET', KEYS[1], 'v', 'status', 'e')
+-- The newest cursor appended (chat, presence) at the version ``current``, in cursor order,
+-- where a spectators' event numbered 2^52 + s * 2^26 + m comes after the event s - 1 every
+-- viewer sees (service/store/base.py, cursor_key): read from the appended streams, for a
+-- table made before append.lua kept it in the field 'a'.
+local function newest_appended(current)
+  local BASE, STEP = 4503599627370496, 67108864
+  local appended, newest_a, newest_b = '', nil, nil
+  for i = 7, 8 do
+    local newest = redis.call('XREVRANGE', KEYS[i], '+', '-', 'COUNT', 1)
+    if #newest > 0 then
+      local v, seq = string.match(newest[1][1], '^(%d+)-(%d+)$')
+      local a, b = tonumber(seq), 0
+      if a >= BASE then
+        a, b = math.floor((a - BASE) / STEP) - 1, 1 + (a - BASE) % STEP
+      end
+      if tonumber(v) == current and (
+        newest_a == nil or a > newest_a or (a == newest_a and b > newest_b)
+      ) then
+        newest_a, newest_b = a, b
+        appended = newest[1][1]
+      end
+    end
+  end
+  return appended
+end
+
+-- 'k' marks a table made since its idempotency records live in this hash (fields
+-- 'i:<seat>:<key>'), read and written by the calls that read and write the snapshot; a
+-- table made before keeps them in KEYS[3] to its end.
+local mine = ARGV[9] ~= '' and 'i:' .. ARGV[9] or 'v'
+local head = redis.call('HMGET', KEYS[1], 'v', 'status', 'e', 'a', 'k', mine)
 local current = tonumber(head[1] or '0')
+local here = ARGV[1] == '1' or head[5] == '1'
 
 if ARGV[9] ~= '' then
-  local record = redis.call('HGET', KEYS[3], ARGV[9])
+  local record = head[6]
+  if not here then
+    record = redis.call('HGET', KEYS[3], ARGV[9])
+  end
   if record then
     return {2, current, record}
   end
@@ -44,29 +80,41 @@ local TTL = tonumber(ARGV[3])
 local SLACK = math.min(60000, math.floor(TTL / 100))
 local left = redis.call('PTTL', KEYS[1])
 -- What was appended at the version this follows (a subscriber fed this commit by the
--- replica that made it must have read those first): the newest in cursor order, where a
--- spectators' event numbered 2^52 + s * 2^26 + m comes after the event s - 1 every viewer
--- sees (service/store/base.py, cursor_key).
-local BASE, STEP = 4503599627370496, 67108864
-local appended, newest_a, newest_b = '', nil, nil
-for i = 7, 8 do
-  local newest = redis.call('XREVRANGE', KEYS[i], '+', '-', 'COUNT', 1)
-  if #newest > 0 then
-    local v, seq = string.match(newest[1][1], '^(%d+)-(%d+)$')
-    local a, b = tonumber(seq), 0
-    if a >= BASE then
-      a, b = math.floor((a - BASE) / STEP) - 1, 1 + (a - BASE) % STEP
-    end
-    if tonumber(v) == current and (
-      newest_a == nil or a > newest_a or (a == newest_a and b > newest_b)
-    ) then
-      newest_a, newest_b = a, b
-      appended = newest[1][1]
-    end
+-- replica that made it must have read those first): append.lua keeps the newest cursor it
+-- appended, in cursor order, in the field 'a' ("" at creation: nothing yet).
+local appended = ''
+if head[4] then
+  if head[4] ~= '' and string.match(head[4], '^(%d+)-') == head[1] then
+    appended = head[4]
   end
+elseif current > 0 then
+  appended = newest_appended(current)  -- a table made before the field was kept
 end
-redis.call('HSET', KEYS[1], 'v', version, 'snap', ARGV[4], 'game', ARGV[5],
-  'status', ARGV[6], 'created', ARGV[7])
+
+local fields = {'v', string.format('%d', version), 'snap', ARGV[4]}
+local function set(field, value)
+  fields[#fields + 1] = field
+  fields[#fields + 1] = value
+end
+if ARGV[1] == '1' then
+  set('game', ARGV[5])
+  set('created', ARGV[7])
+  set('a', '')
+  set('k', '1')
+end
+if previous ~= ARGV[6] then
+  set('status', ARGV[6])
+end
+local made = {}  -- keys this commit made, when it does not put off every expiry
+if #ARGV >= 14 and not head[3] then
+  -- the stream, made now unless an earlier commit had events: 'e' says one did
+  set('e', '1')
+  made[#made + 1] = 2
+end
+if ARGV[9] ~= '' and here then
+  set(mine, ARGV[10])
+end
+redis.call('HSET', KEYS[1], unpack(fields))
 
 local last = ''
 for i = 14, #ARGV, 2 do
@@ -77,30 +125,36 @@ if ARGV[11] ~= '0' and last ~= '' then
   redis.call('XTRIM', KEYS[2], 'MAXLEN', ARGV[11])
 end
 
-local made = {}  -- keys this commit made, when it does not put off every expiry
-if last ~= '' and not head[3] then
-  -- the stream, made now unless an earlier commit had events: 'e' says one did
-  made[#made + 1] = 2
-  redis.call('HSET', KEYS[1], 'e', '1')
-end
 if ARGV[8] ~= '' then
   if redis.call('RPUSH', KEYS[4], string.sub(ARGV[8], 2)) == 1 then
     made[#made + 1] = 4
   end
 end
 if ARGV[9] ~= '' then
-  redis.call('HSET', KEYS[3], ARGV[9], ARGV[10])
-  -- Keep the newest records only: a key recorded is never recorded again while kept,
-  -- so each field is in the list once.
+  if not here then
+    redis.call('HSET', KEYS[3], ARGV[9], ARGV[10])
+  end
+  -- Keep the newest records: a key recorded is never recorded again while kept, so each
+  -- field is in the list once. The oldest go a tenth of the number kept at a time, so
+  -- that a table holds from ARGV[12] to ARGV[12] * 1.1 records.
   local length = redis.call('RPUSH', KEYS[6], ARGV[9])
   if length == 1 then
-    made[#made + 1] = 3
     made[#made + 1] = 6
+    if not here then
+      made[#made + 1] = 3
+    end
   end
-  local excess = length - tonumber(ARGV[12])
-  if excess > 0 then
-    for _, old in ipairs(redis.call('LPOP', KEYS[6], excess)) do
-      redis.call('HDEL', KEYS[3], old)
+  local kept = tonumber(ARGV[12])
+  local excess = length - kept
+  if excess > math.floor(kept / 10) then
+    local old = redis.call('LPOP', KEYS[6], excess)
+    if here then
+      for j = 1, #old do
+        old[j] = 'i:' .. old[j]
+      end
+      redis.call('HDEL', KEYS[1], unpack(old))
+    else
+      redis.call('HDEL', KEYS[3], unpack(old))
     end
   end
 end

@@ -247,8 +247,10 @@ class MemoryStore:
             records[(idempotency.seat, idempotency.key)] = IdempotencyRecord(
                 idempotency.move_hash, version, stored
             )
-            while len(records) > self._idempotency_kept:  # oldest first: insertion order
-                del records[next(iter(records))]
+            kept = self._idempotency_kept
+            if len(records) > kept + kept // 10:  # as the Redis store: a tenth at a time
+                while len(records) > kept:  # oldest first: insertion order
+                    del records[next(iter(records))]
         self._announce(table_id, stored)
         return CommitResult(ok=True, version=version, events=stored, appended=appended)
 

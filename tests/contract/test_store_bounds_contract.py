@@ -207,6 +207,34 @@ async def test_a_commit_refuses_events_with_an_audience(store: StateStore) -> No
 # -- idempotency records ----------------------------------------------------------------
 
 
+async def test_idempotency_records_beyond_those_kept_go_a_tenth_at_a_time(
+    make_store: MakeStore,
+) -> None:
+    store = await make_store(idempotency_kept=10)
+    table_id = tid()
+    await store.create(table_id, "s", META, [ev("a")], ttl=TTL)
+
+    async def held() -> list[int]:
+        found = [await store.idempotency(table_id, 0, f"k{i}") for i in range(12)]
+        return [i for i, record in enumerate(found) if record is not None]
+
+    for i in range(11):
+        key = Idempotency(0, f"k{i}", f"h{i}")
+        done = await store.commit(table_id, i + 1, "s", META, [ev("m")], ttl=TTL, idempotency=key)
+        assert done.ok
+    assert await held() == list(range(11))  # ten kept, and one more: a tenth
+    key = Idempotency(0, "k11", "h11")
+    assert (await store.commit(table_id, 12, "s", META, [ev("m")], ttl=TTL, idempotency=key)).ok
+    assert await held() == list(range(2, 12))  # back to the newest ten
+    # a dropped key is a new key; a kept one still applies nothing
+    again = Idempotency(0, "k2", "h2")
+    replayed = await store.commit(table_id, 13, "s", META, [ev("m")], ttl=TTL, idempotency=again)
+    assert not replayed.ok and replayed.record is not None and replayed.record.version == 4
+    evicted = Idempotency(0, "k1", "h1")
+    done = await store.commit(table_id, 13, "s", META, [ev("m")], ttl=TTL, idempotency=evicted)
+    assert done.ok and done.version == 14
+
+
 async def test_a_table_keeps_its_newest_idempotency_records(make_store: MakeStore) -> None:
     store = await make_store(idempotency_kept=3)
     table_id = tid()

@@ -245,9 +245,11 @@ async def test_a_discard_undo_loop_with_fresh_keys_keeps_bounded_records(
             sizes.add(len(snapshot))
         # one undo entry at most: the snapshot does not grow with the loop
         assert len(sizes) == 1, sizes
-        # the newest records only
+        # the newest records only, and at most a tenth more than kept
         found = [await store.idempotency(tid, seat, f"key-{i}") is not None for i in range(cycles)]
-        assert found == [False] * (cycles - kept) + [True] * kept
+        held = sum(found)
+        assert kept <= held <= kept + kept // 10
+        assert found == [False] * (cycles - held) + [True] * held
         # a kept key still applies nothing: the first outcome comes back
         again = await c.q(FC_MOVE, me, t=tid, m=discard, k=f"key-{cycles - 1}")
         assert again["makeMove"]["table"]["version"] == version

@@ -96,7 +96,7 @@ async def test_keys_of_a_table_share_its_hash_tag(
     for table_id in tables:
         tag = f"{redis_prefix}{{t:{table_id}}}"
         own = {k for k in keys if f"{{t:{table_id}}}" in k}
-        assert own == {f"{tag}:{k}" for k in ("s", "e", "i", "io", "m", "c", "x")}
+        assert own == {f"{tag}:{k}" for k in ("s", "e", "io", "m", "c", "x")}
         assert len({key_slot(k.encode()) for k in own | {f"{tag}:ev"}}) == 1
     assert keys == global_keys | {k for k in keys if "{t:" in k}
 
@@ -114,7 +114,7 @@ async def test_every_key_of_a_table_gets_the_ttl(
         assert 8_000 < await admin.pttl(tag + suffix) <= 10_100, suffix
     key = Idempotency(0, "k", "h")
     await store.commit(table_id, 1, "s2", META, [ev("b")], ttl=100, idempotency=key, log="m")
-    for suffix in (":s", ":e", ":i", ":io", ":m", ":c", ":x"):
+    for suffix in (":s", ":e", ":io", ":m", ":c", ":x"):
         assert 98_000 < await admin.pttl(tag + suffix) <= 101_000, suffix
 
 
@@ -132,14 +132,14 @@ async def test_a_busy_tables_expiry_is_put_off_once_it_nears_the_ttl(
     key = Idempotency(0, "k", "h")
     await store.commit(table_id, 1, "s2", META, [ev("b")], ttl=100, idempotency=key, log="m")
     assert 100_000 < await admin.pttl(tag + ":s") <= 100_500  # left alone
-    for suffix in (":e", ":i", ":io", ":m"):  # made by this commit: their own expiry
+    for suffix in (":e", ":io", ":m"):  # made by this commit: their own expiry
         assert 100_000 < await admin.pttl(tag + suffix) <= 101_000, suffix
     await admin.pexpire(tag + ":s", 99_000)  # below the TTL: put off again
     await store.commit(table_id, 2, "s3", META, [ev("c")], ttl=100)
-    for suffix in (":s", ":e", ":i", ":io", ":m"):
+    for suffix in (":s", ":e", ":io", ":m"):
         assert 100_000 < await admin.pttl(tag + suffix) <= 101_000, suffix
     await store.commit(table_id, 3, "s4", META, [ev("d")], ttl=10)  # finished: shorter
-    for suffix in (":s", ":e", ":i", ":io", ":m"):
+    for suffix in (":s", ":e", ":io", ":m"):
         assert 9_000 < await admin.pttl(tag + suffix) <= 10_100, suffix
 
 
@@ -375,3 +375,39 @@ async def test_no_spectators_number_left_at_a_version_appends_nothing(
     # everyone's events still get their numbers, and then spectators' events again
     said = await store.append(table_id, [ev("chat.message"), quiet("after it")])
     assert [e.cursor for e in said] == ["1-1", f"1-{SPECTATOR_BASE + 2 * SPECTATOR_STEP}"]
+
+
+async def test_a_table_made_by_an_earlier_release_keeps_its_records_and_appended_cursor(
+    make_store: MakeStore, admin: aioredis.Redis, redis_prefix: str
+) -> None:
+    """Before, a table's idempotency records lived in ``:i`` and the commit found the newest
+    appended cursor in the appended streams: such a table (no ``k`` and no ``a`` in its
+    hash) is served so to its end, with the records and trimming of the earlier layout."""
+    store = make_store(idempotency_kept=2)
+    table_id = tid()
+    tag = f"{redis_prefix}{{t:{table_id}}}"
+    await store.create(table_id, "s", META, [ev("a")], ttl=60)
+    await admin.hdel(f"{tag}:s", "k", "a")  # as an earlier release made it
+    for v in range(1, 5):
+        key = Idempotency(0, f"k{v}", "h")
+        assert (await store.commit(table_id, v, "s", META, [ev("m")], ttl=60, idempotency=key)).ok
+    assert await admin.hkeys(f"{tag}:i") == [b"0:k3", b"0:k4"]  # kept the old way, trimmed
+    assert [f for f in await admin.hkeys(f"{tag}:s") if f.startswith(b"i:")] == []
+    record = await store.idempotency(table_id, 0, "k4")
+    assert record is not None and record.version == 5
+    again = await store.commit(
+        table_id, 5, "s", META, [ev("m")], ttl=60, idempotency=Idempotency(0, "k4", "h")
+    )
+    assert not again.ok and again.record == record
+    # the newest appended cursor, read from the streams (an earlier release's append)
+    await write_quiet(admin, tag, 5, f"5-{SPECTATOR_BASE + SPECTATOR_STEP}")
+    await admin.xadd(f"{tag}:c", {"e": "{}"}, id="5-1")
+    done = await store.commit(table_id, 5, "s", META, [ev("m")], ttl=60)
+    assert done.ok and done.appended == "5-1"
+    # a table made now keeps its records in its own hash
+    fresh = tid()
+    await store.create(fresh, "s", META, [ev("a")], ttl=60)
+    key = Idempotency(1, "x", "h")
+    assert (await store.commit(fresh, 1, "s", META, [ev("m")], ttl=60, idempotency=key)).ok
+    assert await admin.exists(f"{redis_prefix}{{t:{fresh}}}:i") == 0
+    assert await admin.hexists(f"{redis_prefix}{{t:{fresh}}}:s", "i:1:x")
