@@ -78,6 +78,7 @@ def open_store(settings: Settings) -> StateStore:
             cluster=settings.redis_cluster,
             ack=settings.redis_ack,
             ack_timeout=settings.redis_ack_timeout,
+            snapshot_deltas=settings.snapshot_deltas,
         )
     from tablestate.store.memory import MemoryStore
 

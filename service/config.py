@@ -225,6 +225,8 @@ class Settings:
     redis_sentinel_master: str = "mymaster"
     redis_ack: str = "primary"
     redis_ack_timeout: int = 500  # milliseconds a commit waits for its acknowledgement
+    # A long snapshot written as its difference from an earlier one (store/_deltas.py).
+    snapshot_deltas: bool = True
     allowed_origins: tuple[str, ...] = ()
     # Pages on http://localhost:PORT and http://127.0.0.1:PORT (a frontend's dev server) may
     # call the API: tokens are bearer tokens, never cookies, so such a page borrows nobody's
@@ -387,6 +389,7 @@ class Settings:
             redis_sentinel_master=master,
             redis_ack=_choice(env, "TABLESTATE_REDIS_ACK", "primary", ACKS),
             redis_ack_timeout=ack_timeout,
+            snapshot_deltas=_bool(env, "TABLESTATE_SNAPSHOT_DELTAS", True),
             allowed_origins=_list(env, "TABLESTATE_ALLOWED_ORIGINS"),
             local_origins=_bool(env, "TABLESTATE_LOCAL_ORIGINS", True),
             max_depth=_int(env, "TABLESTATE_MAX_DEPTH", 12, 2),

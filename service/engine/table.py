@@ -139,7 +139,14 @@ def _without_unset(d: dict[str, Any]) -> dict[str, Any]:
 
 
 # What a snapshot holds, in its order (every field but the version), read in one call.
-_TABLE_FIELDS: Final = tuple(k for k in Table.__slots__ if k != "version")
+# What changes at every move comes last, after the game's state: the Redis store writes a
+# snapshot as its difference from an earlier one, from the first to the last character
+# that differ (service/store/_deltas.py), and a game's state most often grows at its end.
+_CHANGING: Final = ("chance", "updated_at")
+_TABLE_FIELDS: Final = (
+    *(k for k in Table.__slots__ if k != "version" and k not in _CHANGING),
+    *_CHANGING,
+)
 _read_table: Final = operator.attrgetter(*_TABLE_FIELDS)
 _SEAT_FIELDS: Final = Seat.__slots__
 _read_seat: Final = operator.attrgetter(*_SEAT_FIELDS)

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from redis.commands.core import AsyncScript
 
-from tablestate.store import _listing, _wire
+from tablestate.store import _deltas, _listing, _wire
 from tablestate.store._reach import Link, Reach
 from tablestate.store.base import (
     BadCursor,
@@ -38,6 +38,9 @@ logger = logging.getLogger("tablestate.store.redis")  # one logger, the whole st
 
 _APPLIED: Final = 1
 _RECORDED: Final = 2
+_BASE_GONE: Final = 3
+_WHOLE: Final = ""  # commit.lua's ARGV[14]: the snapshot written whole
+_REBASE: Final = "r"  # whole, as the base of the differences to come
 
 
 class RedisTables(Reach):
@@ -49,9 +52,18 @@ class RedisTables(Reach):
     _append_script: AsyncScript
 
     def __init__(
-        self, link: Link, *, max_events: int | None, chat_kept: int, idempotency_kept: int
+        self,
+        link: Link,
+        *,
+        max_events: int | None,
+        chat_kept: int,
+        idempotency_kept: int,
+        snapshot_deltas: bool = True,
     ) -> None:
         super().__init__(link)
+        # The bases of the snapshots written as differences (store/_deltas.py); None: every
+        # snapshot whole.
+        self._bases = _deltas.Bases() if snapshot_deltas else None
         self._max_events = max_events
         self._chat_kept = chat_kept
         self._idempotency_kept = idempotency_kept
@@ -87,11 +99,12 @@ class RedisTables(Reach):
                 f'{{"move_hash":{json.dumps(idempotency.move_hash)},"version":{version},'
                 f'"events":[{",".join(encoded)}]}}'
             )
+        form, body = self._form(table_id, create, snapshot)
         args: list[str | int] = [
             "1" if create else "0",
             expected_version,
             max(1, math.ceil(ttl * 1000)),
-            snapshot,
+            body,
             meta.game_id,
             meta.status,
             repr(meta.created_at),
@@ -101,18 +114,22 @@ class RedisTables(Reach):
             self._max_events or 0,
             self._idempotency_kept,
             "0" if self._ack is not None else "1",
+            form,
         ]
         for event, text in zip(stored, encoded, strict=True):
             args += [event.cursor, text]
         keys = self._keys(table_id)
-        async with self._reach(bounded=self._ack is not None):
-            if self._ack is None:
-                reply = await self._run(self._commit, keys, args)  # bounded on its own
-            else:
-                last = str(args[-2]) if stored else ""
-                ttl_ms = max(1, math.ceil(ttl * 1000))
-                reply = await self._ack.commit(self._commit, keys, args, ttl_ms, last=last)
+        reply = await self._send(keys, args, ttl, stored)
         outcome, current = int(reply[0]), int(reply[1])
+        if outcome == _BASE_GONE:  # another process wrote the table since: whole again
+            form, args[3], args[13] = _REBASE, snapshot, _REBASE
+            reply = await self._send(keys, args, ttl, stored)
+            outcome, current = int(reply[0]), int(reply[1])
+        if self._bases is not None:
+            if outcome == _APPLIED and form == _REBASE:
+                self._bases.put(table_id, version, snapshot)
+            elif outcome == _APPLIED and form == _WHOLE:
+                self._bases.drop(table_id)
         if outcome == _RECORDED:
             return CommitResult(ok=False, version=current, record=_wire.record(reply[2]))
         if outcome != _APPLIED:
@@ -122,6 +139,28 @@ class RedisTables(Reach):
             await self._index(table_id, meta, previous)
         appended = _wire.text(reply[3]) if len(reply) > 3 else ""
         return CommitResult(ok=True, version=version, events=stored, appended=appended)
+
+    def _form(self, table_id: str, create: bool, snapshot: str) -> tuple[str, str]:
+        """How a commit writes ``snapshot``: commit.lua's ARGV[14] and ARGV[4]."""
+        if self._bases is None or len(snapshot) < _deltas.SHORTEST:
+            return _WHOLE, snapshot
+        base = None if create else self._bases.get(table_id)
+        if base is not None:
+            difference = base.delta(snapshot)
+            if difference is not None:
+                return str(base.version), difference
+        return _REBASE, snapshot
+
+    async def _send(
+        self, keys: list[str], args: list[str | int], ttl: float, stored: Sequence[StoredEvent]
+    ) -> Any:
+        """The commit script's reply to ``args``."""
+        async with self._reach(bounded=self._ack is not None):
+            if self._ack is None:
+                return await self._run(self._commit, keys, args)  # bounded on its own
+            last = str(args[-2]) if stored else ""
+            ttl_ms = max(1, math.ceil(ttl * 1000))
+            return await self._ack.commit(self._commit, keys, args, ttl_ms, last=last)
 
     async def _index(self, table_id: str, meta: TableMeta, previous: str) -> None:
         """Best effort: the commit has landed whatever happens here."""
@@ -156,12 +195,21 @@ class RedisTables(Reach):
 
     async def load(self, table_id: str) -> tuple[str, int] | None:
         async with self._reach():
-            version, snapshot = await self._reading(
-                self._redis.hmget, self._keys(table_id)[0], ["v", "snap"]
+            version, whole, base, of, difference = await self._reading(
+                self._redis.hmget, self._keys(table_id)[0], ["v", "snap", "base", "b", "d"]
             )
-        if version is None or snapshot is None:
+        if version is None:
             return None
-        return _wire.text(snapshot), int(version)
+        if whole is not None:
+            return _wire.text(whole), int(version)
+        if base is None or of is None:
+            return None
+        text = _wire.text(base)
+        if self._bases is not None:
+            self._bases.put(table_id, int(of), text)
+        if difference:
+            text = _deltas.patch(text, _wire.text(difference))
+        return text, int(version)
 
     async def commit(
         self,

@@ -1,22 +1,28 @@
 -- One commit of one table, atomically and in one round trip (also creates a table).
 -- Every key is the table's own and shares its hash tag, so this runs on Redis Cluster.
 --
--- KEYS: 1 snapshot hash (v, snap, game, status, created; e once the stream exists; a the
---       newest cursor appended, from append.lua; k "1" and the idempotency records
---       i:<seat>:<key>, for a table made since they live here), 2 the game's event stream,
+-- KEYS: 1 snapshot hash (v; snap, the snapshot whole, or base, a snapshot of version b,
+--       with d, the difference of the snapshot from it (store/_deltas.py); game, status,
+--       created; e once the stream exists; a the newest cursor appended, from append.lua;
+--       k "1" and the idempotency records i:<seat>:<key>, for a table made since they live
+--       here), 2 the game's event stream,
 --       3 idempotency hash of a table made before (field "<seat>:<key>"), 4 move log list,
 --       5 the table's shard channel, 6 idempotency fields oldest first (list), 7 and 8 the
 --       appended events' streams (only their expiry is set here)
 -- ARGV: 1 "1" to create (the table must not exist) or "0" to commit (it must),
---       2 expected version, 3 ttl in milliseconds, 4 snapshot, 5 game id, 6 status,
+--       2 expected version, 3 ttl in milliseconds, 4 the snapshot (its difference from
+--       the base of version ARGV[14], if that is a number), 5 game id, 6 status,
 --       7 created_at, 8 "" or "+" followed by the log entry, 9 "" or the idempotency field,
 --       10 the idempotency record, 11 events kept per table ("0": all),
 --       12 idempotency records kept per table, 13 "1" to announce the last cursor here
 --       ("0": the caller announces it once a replica acknowledged the commit),
---       14.. pairs of (stream id "<version>-<n>", event JSON)
+--       14 "" to write the snapshot whole, "r" to write it whole as the base of the
+--       differences to come, or the version of the base ARGV[4] is a difference from,
+--       15.. pairs of (stream id "<version>-<n>", event JSON)
 -- Returns {1, new version, previous status, the newest cursor appended (chat, presence)
 -- at the version it followed or ""} when applied, {0, current version} on a conflict,
--- {2, current version, record} when the idempotency key is already recorded.
+-- {2, current version, record} when the idempotency key is already recorded, {3, current
+-- version} when ARGV[4] is a difference from a base the table no longer has.
 --
 -- The first write is the HSET below: a Redis at its maxmemory (noeviction) refuses it
 -- with an OOM error before anything is written, and lets a script that has begun writing
@@ -52,7 +58,7 @@ end
 -- 'i:<seat>:<key>'), read and written by the calls that read and write the snapshot; a
 -- table made before keeps them in KEYS[3] to its end.
 local mine = ARGV[9] ~= '' and 'i:' .. ARGV[9] or 'v'
-local head = redis.call('HMGET', KEYS[1], 'v', 'status', 'e', 'a', 'k', mine)
+local head = redis.call('HMGET', KEYS[1], 'v', 'status', 'e', 'a', 'k', mine, 'b')
 local current = tonumber(head[1] or '0')
 local here = ARGV[1] == '1' or head[5] == '1'
 
@@ -68,6 +74,10 @@ end
 
 if current ~= tonumber(ARGV[2]) or (ARGV[1] ~= '1' and current == 0) then
   return {0, current}
+end
+local form = ARGV[14]
+if form ~= '' and form ~= 'r' and head[7] ~= form then
+  return {3, current}
 end
 
 local version = current + 1
@@ -91,10 +101,27 @@ elseif current > 0 then
   appended = newest_appended(current)  -- a table made before the field was kept
 end
 
-local fields = {'v', string.format('%d', version), 'snap', ARGV[4]}
+local fields = {'v', string.format('%d', version)}
 local function set(field, value)
   fields[#fields + 1] = field
   fields[#fields + 1] = value
+end
+-- A reader that knows only 'snap' finds no table rather than an old snapshot.
+local gone = nil
+if form == '' then
+  set('snap', ARGV[4])
+  if head[7] then
+    gone = {'base', 'b', 'd'}
+  end
+elseif form == 'r' then
+  set('base', ARGV[4])
+  set('b', fields[2])
+  set('d', '')
+  if not head[7] and ARGV[1] ~= '1' then
+    gone = {'snap'}
+  end
+else
+  set('d', ARGV[4])
 end
 if ARGV[1] == '1' then
   set('game', ARGV[5])
@@ -106,7 +133,7 @@ if previous ~= ARGV[6] then
   set('status', ARGV[6])
 end
 local made = {}  -- keys this commit made, when it does not put off every expiry
-if #ARGV >= 14 and not head[3] then
+if #ARGV >= 15 and not head[3] then
   -- the stream, made now unless an earlier commit had events: 'e' says one did
   set('e', '1')
   made[#made + 1] = 2
@@ -115,9 +142,12 @@ if ARGV[9] ~= '' and here then
   set(mine, ARGV[10])
 end
 redis.call('HSET', KEYS[1], unpack(fields))
+if gone then
+  redis.call('HDEL', KEYS[1], unpack(gone))
+end
 
 local last = ''
-for i = 14, #ARGV, 2 do
+for i = 15, #ARGV, 2 do
   redis.call('XADD', KEYS[2], ARGV[i], 'e', ARGV[i + 1])
   last = ARGV[i]
 end

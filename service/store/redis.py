@@ -62,6 +62,7 @@ class RedisStore:
         pipe: Pipe | None = None,
         ack: Acknowledger | None = None,
         pubsub_address: Address | None = None,
+        snapshot_deltas: bool = True,
     ) -> None:
         for name, value in [
             ("max_events", max_events),
@@ -84,7 +85,11 @@ class RedisStore:
             self._watcher = Watcher(pubsub_client, timeout=timeout, address=pubsub_address)
 
         tables = RedisTables(
-            link, max_events=max_events, chat_kept=chat_kept, idempotency_kept=idempotency_kept
+            link,
+            max_events=max_events,
+            chat_kept=chat_kept,
+            idempotency_kept=idempotency_kept,
+            snapshot_deltas=snapshot_deltas,
         )
         self.create = tables.create
         self.load = tables.load
@@ -147,6 +152,7 @@ class RedisStore:
         cluster: bool = False,
         ack: str = "primary",
         ack_timeout: int = 500,
+        snapshot_deltas: bool = True,
     ) -> RedisStore:
         """A store on the Redis at ``url``.
 
@@ -169,6 +175,9 @@ class RedisStore:
             ack: When a commit counts as made: ``primary``, ``replica`` or ``aof``
                 (store/topology.py); past ``ack_timeout`` milliseconds unacknowledged, it
                 raises ``StoreUnavailable`` (it may still have landed).
+            snapshot_deltas: Write a long snapshot as its difference from an earlier one
+                of the table (store/_deltas.py); off, every snapshot whole (as a release
+                before this one wrote them: turn it off while such a release still runs).
         """
         # No retries: a lost reply to a commit must not be sent twice, and callers
         # want a fast UNAVAILABLE rather than a slow success.
@@ -182,6 +191,7 @@ class RedisStore:
             "max_events": max_events,
             "chat_kept": chat_kept,
             "idempotency_kept": idempotency_kept,
+            "snapshot_deltas": snapshot_deltas,
         }
         if cluster:
             nodes = RedisCluster.from_url(url, max_connections=max_connections, **common)
