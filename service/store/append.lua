@@ -75,8 +75,11 @@ for key in pairs(touched) do
   end
 end
 -- The newest cursor appended at this version, for the next commit (commit.lua): the last
--- of this call's, each after the one before it and after every earlier call's.
-redis.call('HSET', KEYS[1], 'a', ids[#ids])
+-- of this call's, each after the one before it and after every earlier call's. A table
+-- made before 'a' was kept has none, and its commits read its streams (commit.lua).
+if redis.call('HEXISTS', KEYS[1], 'a') == 1 then
+  redis.call('HSET', KEYS[1], 'a', ids[#ids])
+end
 redis.call('SPUBLISH', KEYS[5], ids[#ids])
 local out = {tonumber(version)}
 for _, id in ipairs(ids) do

@@ -3,9 +3,9 @@
 --
 -- KEYS: 1 snapshot hash (v; snap, the snapshot whole, or base, a snapshot of version b,
 --       with d, the difference of the snapshot from it (store/_deltas.py); game, status,
---       created; e once the stream exists; a the newest cursor appended, from append.lua;
---       k "1" and the idempotency records i:<seat>:<key>, for a table made since they live
---       here), 2 the game's event stream,
+--       created; e once the stream exists; a the newest cursor appended, from append.lua,
+--       and the idempotency records i:<seat>:<key>, in a table made since they live here),
+--       2 the game's event stream,
 --       3 idempotency hash of a table made before (field "<seat>:<key>"), 4 move log list,
 --       5 the table's shard channel, 6 idempotency fields oldest first (list), 7 and 8 the
 --       appended events' streams (only their expiry is set here)
@@ -54,16 +54,16 @@ local function newest_appended(current)
   return appended
 end
 
--- 'k' marks a table made since its idempotency records live in this hash (fields
--- 'i:<seat>:<key>'), read and written by the calls that read and write the snapshot; a
--- table made before keeps them in KEYS[3] to its end.
+-- A table made since the hash keeps 'a' (always there, "" at first) also keeps its
+-- idempotency records here (fields 'i:<seat>:<key>'), read and written by the calls that
+-- read and write the snapshot; a table made before keeps them in KEYS[3] to its end.
 local mine = ARGV[9] ~= '' and 'i:' .. ARGV[9] or 'v'
-local head = redis.call('HMGET', KEYS[1], 'v', 'status', 'e', 'a', 'k', mine, 'b')
+local head = redis.call('HMGET', KEYS[1], 'v', 'status', 'e', 'a', mine, 'b')
 local current = tonumber(head[1] or '0')
-local here = ARGV[1] == '1' or head[5] == '1'
+local here = ARGV[1] == '1' or head[4] ~= false
 
 if ARGV[9] ~= '' then
-  local record = head[6]
+  local record = head[5]
   if not here then
     record = redis.call('HGET', KEYS[3], ARGV[9])
   end
@@ -76,7 +76,7 @@ if current ~= tonumber(ARGV[2]) or (ARGV[1] ~= '1' and current == 0) then
   return {0, current}
 end
 local form = ARGV[14]
-if form ~= '' and form ~= 'r' and head[7] ~= form then
+if form ~= '' and form ~= 'r' and head[6] ~= form then
   return {3, current}
 end
 
@@ -110,14 +110,14 @@ end
 local gone = nil
 if form == '' then
   set('snap', ARGV[4])
-  if head[7] then
+  if head[6] then
     gone = {'base', 'b', 'd'}
   end
 elseif form == 'r' then
   set('base', ARGV[4])
   set('b', fields[2])
   set('d', '')
-  if not head[7] and ARGV[1] ~= '1' then
+  if not head[6] and ARGV[1] ~= '1' then
     gone = {'snap'}
   end
 else
@@ -127,7 +127,6 @@ if ARGV[1] == '1' then
   set('game', ARGV[5])
   set('created', ARGV[7])
   set('a', '')
-  set('k', '1')
 end
 if previous ~= ARGV[6] then
   set('status', ARGV[6])

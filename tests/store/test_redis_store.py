@@ -382,13 +382,13 @@ async def test_a_table_made_by_an_earlier_release_keeps_its_records_and_appended
     make_store: MakeStore, admin: aioredis.Redis, redis_prefix: str
 ) -> None:
     """Before, a table's idempotency records lived in ``:i`` and the commit found the newest
-    appended cursor in the appended streams: such a table (no ``k`` and no ``a`` in its
-    hash) is served so to its end, with the records and trimming of the earlier layout."""
+    appended cursor in the appended streams: such a table (no ``a`` in its hash) is served
+    so to its end, with the records and trimming of the earlier layout."""
     store = make_store(idempotency_kept=2)
     table_id = tid()
     tag = f"{redis_prefix}{{t:{table_id}}}"
     await store.create(table_id, "s", META, [ev("a")], ttl=60)
-    await admin.hdel(f"{tag}:s", "k", "a")  # as an earlier release made it
+    await admin.hdel(f"{tag}:s", "a")  # as an earlier release made it
     for v in range(1, 5):
         key = Idempotency(0, f"k{v}", "h")
         assert (await store.commit(table_id, v, "s", META, [ev("m")], ttl=60, idempotency=key)).ok
@@ -405,6 +405,11 @@ async def test_a_table_made_by_an_earlier_release_keeps_its_records_and_appended
     await admin.xadd(f"{tag}:c", {"e": "{}"}, id="5-1")
     done = await store.commit(table_id, 5, "s", META, [ev("m")], ttl=60)
     assert done.ok and done.appended == "5-1"
+    # this release's append leaves such a table as it was, and its cursor is found so too
+    said = await store.append(table_id, [ev("chat.message")])
+    assert not await admin.hexists(f"{tag}:s", "a")
+    done = await store.commit(table_id, 6, "s", META, [ev("m")], ttl=60)
+    assert done.ok and done.appended == said[0].cursor == "6-1"
     # a table made now keeps its records in its own hash
     fresh = tid()
     await store.create(fresh, "s", META, [ev("a")], ttl=60)
