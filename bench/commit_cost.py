@@ -11,7 +11,9 @@ whole run (``/proc``: the script, the network and the AOF together).
     python bench/commit_cost.py                       # 100 B, 2 KB, 10 KB and 30 KB
     python bench/commit_cost.py --sizes 100 --commits 50   # a seconds-long smoke run
 
-The snapshot is what a commit writes whole today: the size of the state it grows with is
+Each size is measured with the snapshot written whole (``TABLESTATE_SNAPSHOT_DELTAS=0``)
+and as its difference from a base (the default; its last characters change at every
+commit, as a game's state that grows at its end): written whole, the size of the state is
 the size of this cost (docs/performance.md, "Scaling out").
 """
 
@@ -42,25 +44,30 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
 
 
-async def measure(port: int, pid: int, size: int, commits: int) -> dict[str, Any]:
+async def measure(port: int, pid: int, size: int, commits: int, deltas: bool) -> dict[str, Any]:
     import redis.asyncio as aioredis
 
     from tablestate.store.base import Idempotency, NewEvent, TableMeta
     from tablestate.store.redis import RedisStore
 
     admin = aioredis.from_url(f"redis://127.0.0.1:{port}/0")
-    store = RedisStore.from_url(f"redis://127.0.0.1:{port}/0", prefix="bench:", timeout=5)
+    store = RedisStore.from_url(
+        f"redis://127.0.0.1:{port}/0", prefix="bench:", timeout=5, snapshot_deltas=deltas
+    )
     meta = TableMeta("bench-counter", "PLAYING", 1.0, False)
-    snapshot = "s" * size
+
+    def snapshot(v: int) -> str:  # its last characters change at every commit
+        return "s" * max(0, size - 12) + f"{v:012d}"[-size:]
+
     at = "2026-01-01T00:00:00Z"
     try:
-        table_id = f"t{size}"
-        await store.create(table_id, snapshot, meta, [NewEvent("x", at)], ttl=3600)
+        table_id = f"t{size}{'d' if deltas else 'w'}"
+        await store.create(table_id, snapshot(0), meta, [NewEvent("x", at)], ttl=3600)
         await admin.config_resetstat()
         cpu0 = cpu_seconds(pid)
         for v in range(1, commits + 1):
             done = await store.commit(
-                table_id, v, snapshot, meta, [NewEvent("number.played", at, data={"n": v})],
+                table_id, v, snapshot(v), meta, [NewEvent("number.played", at, data={"n": v})],
                 ttl=3600, idempotency=Idempotency(0, f"k{v}", "h"), log='{"seat":0}',
             )  # fmt: skip
             assert done.ok, done
@@ -78,6 +85,7 @@ async def measure(port: int, pid: int, size: int, commits: int) -> dict[str, Any
     return {
         "bench": "commit_cost",
         "snapshot_bytes": size,
+        "written": "difference" if deltas else "whole",
         "commits": commits,
         "script_us_per_commit": round(script["usec"] / max(1, script["calls"]), 1),
         "script_calls_us_per_commit": round(sum(inner.values()), 1),
@@ -90,6 +98,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", nargs="+", type=int, default=[100, 2000, 10000, 30000])
     parser.add_argument("--commits", type=int, default=2000, help="commits per size")
+    parser.add_argument(
+        "--written",
+        nargs="+",
+        choices=["whole", "difference"],
+        default=["whole", "difference"],
+        help="each snapshot whole, or as its difference from a base (TABLESTATE_SNAPSHOT_DELTAS)",
+    )
     args = parser.parse_args(argv)
     if shutil.which("redis-server") is None:
         print("commit_cost: redis-server is missing", file=sys.stderr)
@@ -113,17 +128,20 @@ def main(argv: list[str] | None = None) -> int:
                         raise RuntimeError("redis-server failed to start") from None
                     time.sleep(0.05)
             for size in args.sizes:
-                row = asyncio.run(measure(port, redis.pid, size, args.commits))
-                print(json.dumps(row), flush=True)
-                rows.append(row)
+                for written in args.written:
+                    deltas = written == "difference"
+                    row = asyncio.run(measure(port, redis.pid, size, args.commits, deltas))
+                    print(json.dumps(row), flush=True)
+                    rows.append(row)
         finally:
             stop(redis)
     print(
-        "\n| snapshot bytes | script µs/commit | of which its calls | redis-server CPU µs/commit |"
+        "\n| snapshot bytes | written | script µs/commit | of which its calls "
+        "| redis-server CPU µs/commit |"
     )
-    print("|---|---|---|---|")
+    print("|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['snapshot_bytes']:,} | {r['script_us_per_commit']} | "
+        print(f"| {r['snapshot_bytes']:,} | {r['written']} | {r['script_us_per_commit']} | "
               f"{r['script_calls_us_per_commit']} | {r['redis_cpu_us_per_commit']} |")  # fmt: skip
     return 0
 

@@ -25,7 +25,12 @@ def test_a_quick_run_prints_each_size(tmp_path):
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    assert [r["snapshot_bytes"] for r in rows] == [100, 3000]
+    assert [(r["snapshot_bytes"], r["written"]) for r in rows] == [
+        (100, "whole"),
+        (100, "difference"),
+        (3000, "whole"),
+        (3000, "difference"),
+    ]
     for r in rows:
         assert r["commits"] == 40
         assert 0 < r["script_calls_us_per_commit"] < r["script_us_per_commit"]
