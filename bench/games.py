@@ -93,10 +93,17 @@ async def _usage(redis: Redis, keys: list[str]) -> dict[str, int]:
 
 
 async def redis_figures(
-    registry: Registry, url: str, game_id: str, max_moves: int | None, prefix: str
+    registry: Registry,
+    url: str,
+    game_id: str,
+    max_moves: int | None,
+    prefix: str,
+    deltas: bool = True,
 ) -> dict[str, Any]:
-    """One table through the service on Redis, to the end (or ``max_moves``); its bytes."""
-    store = RedisStore.from_url(url, prefix=prefix)
+    """One table through the service on Redis, to the end (or ``max_moves``); its bytes,
+    and the bytes sent to Redis per move, with its snapshots written as differences
+    (``deltas``, the default) or whole."""
+    store = RedisStore.from_url(url, prefix=prefix, snapshot_deltas=deltas)
     redis = Redis.from_url(url)
     service = TableService(_settings(), registry, store)
     try:
@@ -113,6 +120,7 @@ async def redis_figures(
         series: list[dict[str, int]] = [await _usage(redis, keys)]
         rng = Rng(b"bench-redis-bot")
         moves = 0
+        sent = int((await redis.info("stats"))["total_net_input_bytes"])
         while moves < (max_moves if max_moves is not None else MAX_MOVES):
             cur = await service.reads.must_load(table_id)
             if cur.table.status != "PLAYING":
@@ -122,6 +130,7 @@ async def redis_figures(
             await service.moves.make(callers[seat], table_id, game_id, move)
             moves += 1
             series.append(await _usage(redis, keys))
+        sent = int((await redis.info("stats"))["total_net_input_bytes"]) - sent
         final = await service.reads.must_load(table_id)
         totals = [sum(s.values()) for s in series]
         mid = len(series) // 2
@@ -135,6 +144,10 @@ async def redis_figures(
             "bytes_end": totals[-1], "keys_end": series[-1], "bytes_max": max(totals),
             "listing_keys_bytes": listing,
             "snapshot_json_bytes_end": len(final.table.encode()),
+            "snapshots": "difference" if deltas else "whole",
+            # everything sent to Redis while playing (the moves' loads and commits, and
+            # this bench's MEMORY USAGE of each key after each move), per move
+            "sent_bytes_per_move": round(sent / max(1, moves)),
         }  # fmt: skip
     finally:
         await redis.aclose()
@@ -187,15 +200,15 @@ def table(rows: list[dict[str, Any]]) -> str:
                    f"{s.get('games_per_s', '-')} | {s.get('moves_per_s', '-')} |")  # fmt: skip
     red = [r for r in rows if r["figure"] == "redis"]
     if red:
-        out += ["", "| game | seats | moves played | Redis bytes at mid-game (move) | per key | "
-                "at the end | largest | snapshot JSON at the end |",
-                "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        out += ["", "| game | seats | snapshots | moves played | Redis bytes at mid-game (move) | "
+                "per key | at the end | largest | snapshot JSON at the end | sent to Redis per move |",
+                "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
         for r in red:
             keys = ", ".join(f":{k} {v}" for k, v in r["keys_mid"].items())
-            out.append(f"| {r['game']} | {r['seats']} | {r['moves']}"
+            out.append(f"| {r['game']} | {r['seats']} | {r['snapshots']} | {r['moves']}"
                        f"{'' if r['finished'] else ' (stopped early)'} | {r['bytes_mid']} "
                        f"({r['mid_move']}) | {keys} | {r['bytes_end']} | {r['bytes_max']} | "
-                       f"{r['snapshot_json_bytes_end']} |")  # fmt: skip
+                       f"{r['snapshot_json_bytes_end']} | {r['sent_bytes_per_move']} |")  # fmt: skip
     return "\n".join(out)
 
 
@@ -233,7 +246,10 @@ async def amain(args: argparse.Namespace) -> int:
             url_cm = fresh_redis()
         async with url_cm as url:
             for g in games:
-                emit(await redis_figures(registry, url, g, args.redis_moves, args.prefix))
+                for deltas in (True, False):
+                    emit(
+                        await redis_figures(registry, url, g, args.redis_moves, args.prefix, deltas)
+                    )
     if not args.json:
         print()
         print(table(rows))

@@ -52,8 +52,11 @@ def test_redis_bytes_of_a_table_mid_game(redis_url, redis_prefix, tmp_path, caps
     printed = capsys.readouterr().out
     rows = [json.loads(line) for line in out_file.read_text().splitlines()]
     red = [r for r in rows if r["figure"] == "redis"]
-    assert sorted(r["game"] for r in red) == list(GAMES)
+    assert sorted((r["game"], r["snapshots"]) for r in red) == [
+        (g, written) for g in GAMES for written in ("difference", "whole")
+    ]
     for r in red:
+        assert r["sent_bytes_per_move"] > 0
         assert r["moves"] == 6 and r["finished"] is False and r["mid_move"] == 3
         # the snapshot hash, the event stream and the move log exist mid-game
         assert {"s", "e", "m"} <= set(r["keys_mid"])
