@@ -25,6 +25,7 @@ save little."""
 
 _SHARE: Final = 8
 _LEAST: Final = 256
+_LONGEST_WAIT: Final = 6  # 2^6 - 1 snapshots whole at most between two looks
 
 
 def _common(base: str, new: str) -> tuple[int, int]:
@@ -59,12 +60,19 @@ class Base:
     text: str
     head: str | None = None
     tail: str = ""
+    # Differences found too long one after the other, and the snapshots still to write
+    # whole before looking again: a game whose moves change it all over is not searched
+    # at every move (``Bases.put`` carries both from one base to the next).
+    misses: int = 0
+    wait: int = 0
 
     def delta(self, new: str) -> str | None:
         """``new`` as a difference from this base: ``"<p>,<s>,<middle>"``, ``new`` being
         the first ``p`` characters of the base, ``middle`` and its last ``s``; None when
-        that middle is longer than an eighth of ``new`` (at least 256 characters): time
-        to write it whole."""
+        that middle is longer than an eighth of ``new`` (at least 256 characters), or
+        while recent differences were: time to write it whole."""
+        if self.wait:
+            return None
         head, tail = self.head, self.tail
         if (
             head is None
@@ -78,7 +86,9 @@ class Base:
             self.head, self.tail = head, tail
         middle = new[len(head) : len(new) - len(tail)]
         if len(middle) > max(_LEAST, len(new) // _SHARE):
+            self.misses += 1
             return None
+        self.misses = 0
         return f"{len(head)},{len(tail)},{middle}"
 
 
@@ -104,10 +114,21 @@ class Bases:
         return found
 
     def put(self, table_id: str, version: int, text: str) -> None:
+        """``text``, written whole at ``version``, the table's base from now on. After two
+        differences or more found too long in a row, the next 3, 7, ... 63 snapshots are
+        written whole without looking."""
+        old = self._kept.get(table_id)
         self.drop(table_id)
         if len(text) > self._most:
             return
-        self._kept[table_id] = Base(version, text)
+        base = Base(version, text)
+        if old is not None:
+            base.misses = old.misses
+            if old.wait:
+                base.wait = old.wait - 1
+            elif old.misses >= 2:
+                base.wait = 2 ** min(old.misses, _LONGEST_WAIT) - 1
+        self._kept[table_id] = base
         self._chars += len(text)
         while self._chars > self._most:
             _, old = self._kept.popitem(last=False)

@@ -3,6 +3,8 @@ while the difference stays small, and a bounded memory of bases."""
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -85,3 +87,31 @@ def test_a_game_growing_move_after_move_is_compared_not_searched() -> None:
         assert difference is not None
         assert patch(base.text, difference) == head + ",".join("7" * n) + f'],"at":{n}}}'
         assert base.head is found[0] and base.tail is found[1]  # nothing searched again
+
+
+def test_a_game_changing_all_over_is_looked_at_less_and_less_often() -> None:
+    """Differences found too long twice in a row: the next 3 snapshots are written whole
+    without looking, then 7, ... up to 63; one difference found short again resets it."""
+    bases = Bases()
+    looked: list[int] = []
+    for v in range(1, 200):
+        base = bases.get("t")
+        text = str(v % 10) * 2000  # every character changes at every move
+        if base is not None:
+            searched = base.wait == 0
+            assert base.delta(text) is None
+            if searched:
+                looked.append(v)
+        bases.put("t", v, text)  # written whole: the new base
+    gaps = [b - a for a, b in itertools.pairwise(looked)]
+    assert gaps[:7] == [1, 4, 8, 16, 32, 64, 64]
+    base = bases.get("t")
+    assert base is not None and base.misses > 2
+    while base.wait:  # wait out the pause, then a snapshot that differs a little
+        bases.put("t", base.version + 1, base.text)
+        base = bases.get("t")
+        assert base is not None
+    assert base.delta(base.text + "x") is not None and base.misses == 0
+    bases.put("t", base.version + 1, base.text)
+    after = bases.get("t")
+    assert after is not None and after.wait == 0
