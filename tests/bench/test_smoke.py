@@ -52,9 +52,9 @@ def server(redis_handle) -> Iterator[Replica]:
     env = replica_env(
         redis_handle.url, prefix, PYTHONPATH=pythonpath, TABLESTATE_PLUGINS="tablestate_bench"
     )
-    replica = Replica(env).start()
-    try:
-        yield replica
+    replica = Replica(env)
+    try:  # stopped even when it fails to start: its log file is closed, never left to GC
+        yield replica.start()
     finally:
         replica.stop()
         if not redis_handle.owned:
