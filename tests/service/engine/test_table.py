@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -46,6 +47,13 @@ def test_encode_decode_roundtrip():
     t = _join(_new(), 1)
     back = eng.Table.decode(t.encode(), 7)
     assert back.version == 7 and back.seats == t.seats and back.options == t.options
+
+
+def test_what_changes_at_every_move_is_encoded_after_the_game():
+    """So a game whose state grows at its end changes its snapshot in one stretch, which
+    the Redis store writes as a difference (service/store/_deltas.py)."""
+    keys = list(json.loads(_join(_new(), 1).encode()))
+    assert keys[-2:] == ["chance", "updated_at"] and keys.index("game") < keys.index("chance")
 
 
 def test_seats_fill_and_refuse():
