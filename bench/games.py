@@ -12,7 +12,10 @@ Two figures per bundled game (five-crowns, all-fives, five-by-five):
   would. After every move ``MEMORY USAGE <key> SAMPLES 0`` of each of the table's keys
   (``<prefix>{t:<id>}:s`` snapshot hash, ``:e`` event stream, ``:i`` idempotency records,
   ``:m`` move log): the bytes at mid-game (the move half-way to the end), at the end, and the
-  largest seen. A fresh redis-server is started for it unless ``--redis`` names one.
+  largest seen; the bytes sent to Redis per move, and the time the store spent finding the
+  differences of its snapshots from their bases (``store/_deltas.py``), with its snapshots
+  written as differences and whole. A fresh redis-server is started for it unless
+  ``--redis`` names one.
 
     python bench/games.py                     # 20 games per game, the Redis figure
     python bench/games.py --quick             # seconds: 2 games each, Redis on 3 moves' worth
@@ -44,6 +47,7 @@ from redis.asyncio import Redis  # noqa: E402
 from tablestate.engine.bots import NORMAL, choose  # noqa: E402
 from tablestate.engine.rng import Rng  # noqa: E402
 from tablestate.plugins import Registry, load  # noqa: E402
+from tablestate.store import _deltas  # noqa: E402
 from tablestate.store.redis import RedisStore  # noqa: E402
 from tablestate.tables import TableService  # noqa: E402
 from tablestate.testing import GameDriver  # noqa: E402
@@ -92,6 +96,23 @@ async def _usage(redis: Redis, keys: list[str]) -> dict[str, int]:
     return out
 
 
+_searched = [0.0]  # seconds in Base.delta, in this process
+
+
+def _timed(delta: Callable[[_deltas.Base, str], str | None]) -> Any:
+    def timed(self: _deltas.Base, new: str) -> str | None:
+        start = time.perf_counter()
+        try:
+            return delta(self, new)
+        finally:
+            _searched[0] += time.perf_counter() - start
+
+    return timed
+
+
+_deltas.Base.delta = _timed(_deltas.Base.delta)  # type: ignore[method-assign]
+
+
 async def redis_figures(
     registry: Registry,
     url: str,
@@ -121,6 +142,7 @@ async def redis_figures(
         rng = Rng(b"bench-redis-bot")
         moves = 0
         sent = int((await redis.info("stats"))["total_net_input_bytes"])
+        searched = _searched[0]
         while moves < (max_moves if max_moves is not None else MAX_MOVES):
             cur = await service.reads.must_load(table_id)
             if cur.table.status != "PLAYING":
@@ -131,6 +153,7 @@ async def redis_figures(
             moves += 1
             series.append(await _usage(redis, keys))
         sent = int((await redis.info("stats"))["total_net_input_bytes"]) - sent
+        searched = _searched[0] - searched
         final = await service.reads.must_load(table_id)
         totals = [sum(s.values()) for s in series]
         mid = len(series) // 2
@@ -148,6 +171,7 @@ async def redis_figures(
             # everything sent to Redis while playing (the moves' loads and commits, and
             # this bench's MEMORY USAGE of each key after each move), per move
             "sent_bytes_per_move": round(sent / max(1, moves)),
+            "difference_us_per_move": round(searched / max(1, moves) * 1e6, 1),
         }  # fmt: skip
     finally:
         await redis.aclose()
@@ -201,14 +225,16 @@ def table(rows: list[dict[str, Any]]) -> str:
     red = [r for r in rows if r["figure"] == "redis"]
     if red:
         out += ["", "| game | seats | snapshots | moves played | Redis bytes at mid-game (move) | "
-                "per key | at the end | largest | snapshot JSON at the end | sent to Redis per move |",
-                "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+                "per key | at the end | largest | snapshot JSON at the end | sent to Redis per move | "
+                "µs/move finding differences |",
+                "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
         for r in red:
             keys = ", ".join(f":{k} {v}" for k, v in r["keys_mid"].items())
             out.append(f"| {r['game']} | {r['seats']} | {r['snapshots']} | {r['moves']}"
                        f"{'' if r['finished'] else ' (stopped early)'} | {r['bytes_mid']} "
                        f"({r['mid_move']}) | {keys} | {r['bytes_end']} | {r['bytes_max']} | "
-                       f"{r['snapshot_json_bytes_end']} | {r['sent_bytes_per_move']} |")  # fmt: skip
+                       f"{r['snapshot_json_bytes_end']} | {r['sent_bytes_per_move']} | "
+                       f"{r['difference_us_per_move']} |")  # fmt: skip
     return "\n".join(out)
 
 

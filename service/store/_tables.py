@@ -206,7 +206,9 @@ class RedisTables(Reach):
             return None
         text = _wire.text(base)
         if self._bases is not None:
-            self._bases.put(table_id, int(of), text)
+            kept = self._bases.get(table_id)
+            if kept is None or kept.version != int(of):  # kept: its searches and pauses too
+                self._bases.put(table_id, int(of), text)
         if difference:
             text = _deltas.patch(text, _wire.text(difference))
         return text, int(version)

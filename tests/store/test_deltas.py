@@ -43,10 +43,83 @@ def test_a_game_growing_at_its_end_writes_a_few_characters() -> None:
     assert patch(base, difference) == new
 
 
+def test_several_stretches_are_sought_only_in_a_long_snapshot() -> None:
+    base = "a" * 3000
+    new = "b" + base[1:1500] + "b" + base[1501:2999] + "b"
+    assert delta(base, new) is None  # one stretch, too long; too short to look further
+    assert delta(base * 2, new * 2) is not None
+
+
 def test_a_change_spread_over_the_text_is_written_whole() -> None:
     base = "a" * 4000
-    new = "b" + "a" * 3998 + "b"
+    new = "".join("b" if i % 10 == 0 else "a" for i in range(4000))  # 400 stretches
     assert delta(base, new) is None
+
+
+def snapshot(turn: int, hand: list[str], board: list[int]) -> str:
+    """A card game's snapshot, as long as Table.encode writes one: what changes at a move
+    lies in several short places (a hand, the board, the turn, the time)."""
+    config = ",".join(f'"rule-{i}":[{i},{i * 7 % 5}]' for i in range(160))
+    return (
+        f'{{"config":{{{config}}},"turn":{turn},"hand":{hand},"board":{board},'
+        f'"log":"{"x" * 900}","updated_at":"2026-12-06T10:00:{turn:02d}.000Z"}}'
+    ).replace("'", '"')
+
+
+def test_a_change_in_a_few_short_places_is_written_as_those_places() -> None:
+    base = snapshot(1, ["5H", "KS", "2C"], [0] * 25)
+    new = snapshot(2, ["5H", "2C", "JD"], [0] * 12 + [3] + [0] * 12)
+    assert len(new) > 3072  # several stretches are sought in a snapshot this long
+    difference = delta(base, new)
+    assert difference is not None and difference.startswith("*"), difference
+    assert patch(base, difference) == new
+    assert len(difference) < 120  # one stretch, from the hand to the time, would be 900 more
+
+
+def test_a_base_keeps_writing_a_game_that_changes_in_a_few_places() -> None:
+    """Move after move from one base, each difference patches exactly and stays short,
+    as stretches found again each time (the base remembers the last was several)."""
+    bases = Bases()
+    hand, board = ["5H", "KS", "2C", "9D"], [0] * 25
+    text = snapshot(0, hand, board)
+    bases.put("t", 1, text)
+    written = []
+    for turn in range(1, 40):
+        hand = [*hand[1:], f"{turn % 13}C"]
+        board[(turn * 7) % 25] = turn % 6
+        text = snapshot(turn % 60, hand, board)
+        base = bases.get("t")
+        assert base is not None
+        difference = base.delta(text)
+        if difference is None:
+            bases.put("t", turn + 1, text)
+            written.append(len(text))
+        else:
+            assert patch(base.text, difference) == text
+            written.append(len(difference))
+    assert sum(written) / len(written) < len(text) / 6, written
+
+
+@given(
+    st.text(min_size=3100, max_size=4500),
+    st.lists(
+        st.tuples(st.floats(0, 1), st.integers(0, 12), st.text(max_size=12)),
+        min_size=1,
+        max_size=6,
+    ),
+)
+def test_changes_in_several_places_patch_exactly(
+    base: str, changes: list[tuple[float, int, str]]
+) -> None:
+    new = base
+    for at, removed, inserted in changes:
+        cut = int(len(new) * at)
+        new = new[:cut] + inserted + new[cut + removed :]
+    kept = Base(1, base)
+    for text in (new, new[::-1], new + "x", base):  # and on from the same base
+        difference = kept.delta(text)
+        if difference is not None:
+            assert patch(base, difference) == text
 
 
 def test_bases_keep_the_newest_used_within_their_size() -> None:

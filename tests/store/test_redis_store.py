@@ -518,14 +518,44 @@ async def test_a_difference_from_a_base_rewritten_since_is_sent_again_whole(
     assert await three.load(table_id) == (grown(504), 5)
 
 
+def dealt(turn: int, hand: list[int]) -> str:
+    """A card game's snapshot: a move changes it in a few short places (the hand, the
+    turn, the time), far apart."""
+    rules = ",".join(f'"rule-{i}":{i * 7 % 11}' for i in range(300))
+    return f'{{"rules":{{{rules}}},"hand":{hand},"turn":{turn},"log":"{"x" * 600}","at":{turn}}}'
+
+
+async def test_a_snapshot_changed_in_a_few_places_is_written_as_those_places(
+    make_store: MakeStore, admin: aioredis.Redis, redis_prefix: str
+) -> None:
+    one, two = make_store(), make_store()
+    table_id = tid()
+    key = f"{redis_prefix}{{t:{table_id}}}:s"
+    hand = [5, 12, 7, 1]
+    await one.create(table_id, dealt(0, hand), META, [ev("a")], ttl=60)
+    sizes = []
+    for v in range(1, 40):
+        hand = [*hand[1:], v % 13]
+        assert (await one.commit(table_id, v, dealt(v, hand), META, [ev("m")], ttl=60)).ok
+        assert await two.load(table_id) == (dealt(v, hand), v + 1)  # two patches the base
+        difference = await admin.hget(key, "d")
+        if difference:
+            assert difference.startswith(b"*")  # several stretches
+            whole = await admin.hget(key, "base")
+            assert patch(whole.decode(), difference.decode()) == dealt(v, hand)
+        sizes.append(len(difference) if difference else len(dealt(v, hand)))
+    assert len(dealt(39, hand)) > 4000 and sum(sizes) / len(sizes) < 600, sizes
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 async def test_any_mix_of_writers_and_snapshots_reads_back_the_last_committed(
     make_store: MakeStore, seed: int
 ) -> None:
     """Three replicas (one writing every snapshot whole) commit one table in any order,
-    with snapshots that grow at their end, change in their middle, shrink below the length
-    from which differences are written and grow past it again, some commits stale: every
-    replica reads back exactly the snapshot last committed, at its version."""
+    with snapshots that grow at their end, change in their middle or in a few places, shrink
+    below the length from which differences are written and grow past it again, some
+    commits stale: every replica reads back exactly the snapshot last committed, at its
+    version."""
     import random
 
     rng = random.Random(seed)
@@ -535,12 +565,17 @@ async def test_any_mix_of_writers_and_snapshots_reads_back_the_last_committed(
     await stores[0].create(table_id, text, META, [ev("a")], ttl=60)
     version = 1
     for _ in range(250):
-        kind = rng.choice(["end", "end", "end", "middle", "short", "long", "other"])
+        kind = rng.choice(["end", "end", "end", "middle", "places", "short", "long", "other"])
         if kind == "end":
             new = text[:-1] + ",7" * rng.randint(1, 3) + text[-1]
         elif kind == "middle":
             at = rng.randrange(len(text))
             new = text[:at] + "Zoë" * rng.randint(0, 40) + text[at + rng.randint(0, 50) :]
+        elif kind == "places":  # a few short changes, apart
+            new = text
+            for _ in range(rng.randint(2, 5)):
+                at = rng.randrange(len(new))
+                new = new[:at] + "ë7," * rng.randint(0, 3) + new[at + rng.randint(0, 6) :]
         elif kind == "short":
             new = "short" * rng.randint(1, 100)
         elif kind == "long":
