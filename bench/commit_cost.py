@@ -15,6 +15,11 @@ Each size is measured with the snapshot written whole (``TABLESTATE_SNAPSHOT_DEL
 and as its difference from a base (the default; its last characters change at every
 commit, as a game's state that grows at its end): written whole, the size of the state is
 the size of this cost (docs/performance.md, "Scaling out").
+
+Each row also gives the floor under the script: the arguments of the table's next commit
+given as many times to a script that returns at once (what entering Lua with them costs)
+and to one that makes the commit's calls with them and nothing else (``BARE``): the commit
+script's own checks and branches are the difference between that and its figure.
 """
 
 from __future__ import annotations
@@ -37,6 +42,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scaling import free_port, stop  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+# The floor under the commit script (``floor``): a script that returns at once, and one that
+# makes the commit's calls with its arguments and nothing else (no checks, no branches).
+ENTRY = "return {1, 0, '', ''}"
+BARE = """
+redis.call('HMGET', KEYS[1], 'v', 'status', 'e', 'a', 'i:' .. ARGV[9], 'b')
+redis.call('PTTL', KEYS[1])
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'd', ARGV[4], 'i:' .. ARGV[9], ARGV[10])
+redis.call('XADD', KEYS[2], '*', 'e', ARGV[16])
+redis.call('RPUSH', KEYS[4], string.sub(ARGV[8], 2))
+redis.call('RPUSH', KEYS[6], ARGV[9])
+redis.call('SPUBLISH', KEYS[5], ARGV[15])
+return {1, 0, '', ''}
+"""
 
 
 def cpu_seconds(pid: int) -> float:
@@ -73,6 +93,7 @@ async def measure(port: int, pid: int, size: int, commits: int, deltas: bool) ->
             assert done.ok, done
         cpu = cpu_seconds(pid) - cpu0
         stats = await admin.info("commandstats")
+        floor = await floors(admin, store, table_id, commits, meta)
     finally:
         await store.close()
         await admin.aclose()
@@ -91,7 +112,46 @@ async def measure(port: int, pid: int, size: int, commits: int, deltas: bool) ->
         "script_calls_us_per_commit": round(sum(inner.values()), 1),
         "redis_cpu_us_per_commit": round(cpu / commits * 1e6, 1),
         "commands_us_per_commit": dict(sorted(inner.items(), key=lambda kv: -kv[1])),
+        **floor,
     }
+
+
+async def floors(
+    admin: Any, store: Any, table_id: str, commits: int, meta: Any
+) -> dict[str, float]:
+    """What is left of a commit without the script's logic: the arguments of the table's
+    next commit (captured on their way to Redis, not sent) given ``commits`` times, one at a
+    time, to ``ENTRY`` and to ``BARE`` (on keys of their own): redis-server's microseconds
+    a call for each."""
+    from tablestate.store.base import Idempotency, NewEvent
+
+    tables = store.commit.__self__
+    sent: list[tuple[list[str], list[Any]]] = []
+
+    async def capture(keys: list[str], args: list[Any], ttl: float, stored: Any) -> Any:
+        sent.append((keys, args))
+        return [0, 0]  # a conflict: nothing written
+
+    tables._send = capture
+    loaded = await store.load(table_id)
+    assert loaded is not None
+    snapshot, version = loaded
+    event = NewEvent("number.played", "2026-01-01T00:00:00Z", data={"n": version})
+    await store.commit(
+        table_id, version, snapshot[:-1] + "x", meta, [event], ttl=3600,
+        idempotency=Idempotency(0, f"k{version}", "h"), log='{"seat":0}',
+    )  # fmt: skip
+    keys, args = sent[0]
+    keys = [k.replace(table_id, f"{table_id}-floor") for k in keys]
+    out = {}
+    for name, script in (("entry", ENTRY), ("bare_calls", BARE)):
+        sha = await admin.script_load(script)
+        await admin.config_resetstat()
+        for _ in range(commits):
+            await admin.evalsha(sha, len(keys), *keys, *args)
+        stats = await admin.info("commandstats")
+        out[f"{name}_us_per_call"] = round(stats["cmdstat_evalsha"]["usec_per_call"], 1)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,12 +197,14 @@ def main(argv: list[str] | None = None) -> int:
             stop(redis)
     print(
         "\n| snapshot bytes | written | script µs/commit | of which its calls "
-        "| redis-server CPU µs/commit |"
+        "| redis-server CPU µs/commit | a script that returns at once | one that makes "
+        "the same calls bare |"
     )
-    print("|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['snapshot_bytes']:,} | {r['written']} | {r['script_us_per_commit']} | "
-              f"{r['script_calls_us_per_commit']} | {r['redis_cpu_us_per_commit']} |")  # fmt: skip
+              f"{r['script_calls_us_per_commit']} | {r['redis_cpu_us_per_commit']} | "
+              f"{r['entry_us_per_call']} | {r['bare_calls_us_per_call']} |")  # fmt: skip
     return 0
 
 

@@ -36,4 +36,5 @@ def test_a_quick_run_prints_each_size(tmp_path):
         assert 0 < r["script_calls_us_per_commit"] < r["script_us_per_commit"]
         # the script's calls as redis-server counted them: one stream entry a commit
         assert "xadd" in r["commands_us_per_commit"] and "hmget" in r["commands_us_per_commit"]
+        assert r["entry_us_per_call"] > 0 and r["bare_calls_us_per_call"] > 0
     assert "| snapshot bytes |" in done.stdout
