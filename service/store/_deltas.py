@@ -18,6 +18,7 @@ of the bases this process wrote or read, by table.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -94,7 +95,7 @@ def _back(a: str, i: int, b: str, j: int, most: int) -> int:
 
 
 def _stretches(
-    a: str, b: str, p: int, end_a: int, end_b: int, most: int
+    a: str, b: str, p: int, end_a: int, end_b: int, most: int, hints: Sequence[int] = ()
 ) -> list[tuple[int, int, str]] | None:
     """The stretches that turn ``a`` into ``b``: ``(start, end, text)``, ``a[start:end]``
     becoming ``text``, in order and apart, all between ``p`` and ``end_a`` (``end_b`` in
@@ -102,14 +103,25 @@ def _stretches(
     ``_ANCHOR`` characters of ``a`` found again in ``b`` end its stretch (sought 1, 2, 4,
     ... characters on). None once the stretches pass ``most`` characters (written, with
     their lengths): a difference that long is not worth writing. Any stretches found
-    patch ``a`` into ``b`` exactly; an anchor found by chance only makes them longer."""
+    patch ``a`` into ``b`` exactly; an anchor found by chance only makes them longer.
+
+    ``hints``: where in ``a`` the stretches found last time began, in order. What lies
+    before the next of them is compared whole first: where it agrees (the move changed
+    nothing new there), one comparison takes the search there."""
     found: list[tuple[int, int, str]] = []
     size = 1
-    i, j, known = p, p, 0
+    i, j, known, h = p, p, 0, 0
     while True:
-        step = _run(a, i, b, j, min(end_a - i, end_b - j), known)
-        i += step
-        j += step
+        while h < len(hints) and hints[h] < i + known:
+            h += 1
+        if h < len(hints):
+            skip = hints[h] - i
+            if skip <= end_a - i and skip <= end_b - j and b.startswith(a[i : hints[h]], j):
+                i, j, known = i + skip, j + skip, 0
+        if known or i >= end_a or j >= end_b or a[i] == b[j]:
+            step = _run(a, i, b, j, min(end_a - i, end_b - j), known)
+            i += step
+            j += step
         if i >= end_a or j >= end_b:
             if i < end_a or j < end_b:
                 found.append((i, end_a, b[j:end_b]))
@@ -151,8 +163,10 @@ class Base:
     misses: int = 0
     wait: int = 0
     # The last difference was several stretches: the next is sought as such, not first
-    # as the one stretch between a beginning and an end shared with the base.
+    # as the one stretch between a beginning and an end shared with the base; ``places``:
+    # where in the base they began, looked at first.
     scattered: bool = False
+    places: tuple[int, ...] = ()
 
     def delta(self, new: str) -> str | None:
         """``new`` as a difference from this base: ``"<p>,<s>,<middle>"``, ``new`` being
@@ -166,7 +180,7 @@ class Base:
             return None
         most = max(_LEAST, len(new) // _SHARE)
         if self.scattered:  # the last difference was several stretches: look for them again
-            found = _stretches(self.text, new, 0, len(self.text), len(new), most)
+            found = _stretches(self.text, new, 0, len(self.text), len(new), most, self.places)
         else:
             head, tail = self.head, self.tail
             if (
@@ -198,6 +212,7 @@ class Base:
             return None
         self.misses = 0
         self.scattered = len(found) > 1
+        self.places = tuple(start for start, _, _ in found) if self.scattered else ()
         if not self.scattered:
             self.head, self.tail = None, ""
             start, end, text = found[0] if found else (0, 0, "")
