@@ -197,7 +197,10 @@ class Base:
                 self.misses = 0
                 return f"{len(head)},{len(tail)},{new[len(head) : len(new) - len(tail)]}"
             found = None
-            if len(new) >= _SCATTERED:
+            # Places are sought in a long snapshot whose one stretch is well past its bound:
+            # one just past it is most often a game that grew at its end since its base,
+            # better written whole again than searched at every move.
+            if len(new) >= _SCATTERED and len(new) - len(head) - len(tail) > most * 3 // 2:
                 found = _stretches(
                     self.text,
                     new,

@@ -50,6 +50,28 @@ def test_several_stretches_are_sought_only_in_a_long_snapshot() -> None:
     assert delta(base * 2, new * 2) is not None
 
 
+def test_a_game_growing_at_its_end_is_written_again_whole_not_searched() -> None:
+    """Its one stretch (what grew, then the fields after the game's state, then the time)
+    passes its bound little by little: a rebase, not a search for places at every move."""
+    bases = Bases()
+    head = '{"seats":[' + ",".join(f'{{"index":{i},"name":"p{i}"}}' for i in range(40)) + "],"
+    forms = []
+    for n in range(100, 1500):
+        text = (
+            f'{head}"game":{{"list":[{",".join("7" * n)}]}},"result":null,"undo":null,'
+            f'"private":false,"rematch":null,"chance":0,"updated_at":"12:{n % 60:02d}"}}'
+        )
+        base = bases.get("t")
+        difference = None if base is None else base.delta(text)
+        if difference is None:
+            bases.put("t", n, text)
+            forms.append("whole")
+        else:
+            forms.append("places" if difference.startswith("*") else "stretch")
+    assert len(text) > 3072 and "places" not in forms
+    assert forms.count("whole") < len(forms) / 20
+
+
 def test_a_change_spread_over_the_text_is_written_whole() -> None:
     base = "a" * 4000
     new = "".join("b" if i % 10 == 0 else "a" for i in range(4000))  # 400 stretches
