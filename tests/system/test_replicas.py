@@ -143,7 +143,9 @@ async def test_sigterm_finishes_requests_and_closes_subscribers(redis_url, redis
                     )
                     for t, v in zip(tables, views, strict=True)
                 ]
-                await asyncio.sleep(0.005)
+                # stopped once one move has landed, with the others still on their way: a
+                # fixed pause here raced the moves on a loaded machine (none had arrived)
+                await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
                 a.term(wait=False)
                 results = await asyncio.gather(*in_flight, return_exceptions=True)
                 try:
