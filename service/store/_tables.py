@@ -206,8 +206,11 @@ class RedisTables(Reach):
             return None
         text = _wire.text(base)
         if self._bases is not None:
+            # The base kept already, with its searches and pauses, when it is this one: the
+            # same version and text (a failover or a restart may have lost a base of this
+            # version that this process wrote, and another have written its own since).
             kept = self._bases.get(table_id)
-            if kept is None or kept.version != int(of):  # kept: its searches and pauses too
+            if kept is None or kept.version != int(of) or kept.text != text:
                 self._bases.put(table_id, int(of), text)
         if difference:
             text = _deltas.patch(text, _wire.text(difference))

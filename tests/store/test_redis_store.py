@@ -518,6 +518,25 @@ async def test_a_difference_from_a_base_rewritten_since_is_sent_again_whole(
     assert await three.load(table_id) == (grown(504), 5)
 
 
+async def test_a_base_of_the_same_version_written_again_by_another_is_read_anew(
+    make_store: MakeStore, admin: aioredis.Redis, redis_prefix: str
+) -> None:
+    """A base this process wrote can be lost (a failover, a restart) and another written at
+    the same version by another process: a load takes the stored one, so the next
+    difference is from what readers will patch."""
+    one, two = make_store(), make_store()
+    table_id = tid()
+    await one.create(table_id, grown(500), META, [ev("a")], ttl=60)  # one keeps version 1
+    await admin.delete(*[k for k in await admin.keys(f"{redis_prefix}{{t:{table_id}}}*")])
+    other = grown(500).replace("[7,", "[8,", 1)  # an entry in another state
+    await two.create(table_id, other, META, [ev("a")], ttl=60)  # another base of version 1
+    assert await one.load(table_id) == (other, 1)
+    # a move that sets that entry as one's lost base had it, and grows the list: against
+    # the lost base only the growth differs, and readers would keep the other entry
+    assert (await one.commit(table_id, 1, grown(501), META, [ev("m")], ttl=60)).ok
+    assert await two.load(table_id) == (grown(501), 2)
+
+
 def dealt(turn: int, hand: list[int]) -> str:
     """A card game's snapshot: a move changes it in a few short places (the hand, the
     turn, the time), far apart."""
