@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,21 +96,24 @@ async def _usage(redis: Redis, keys: list[str]) -> dict[str, int]:
     return out
 
 
-_searched = [0.0]  # seconds in Base.delta, in this process
+@contextlib.contextmanager
+def _timing_differences() -> Iterator[list[float]]:
+    """``Base.delta`` timed while inside: the seconds it took, in the list's one item."""
+    spent = [0.0]
+    delta = _deltas.Base.delta
 
-
-def _timed(delta: Callable[[_deltas.Base, str], str | None]) -> Any:
     def timed(self: _deltas.Base, new: str) -> str | None:
         start = time.perf_counter()
         try:
             return delta(self, new)
         finally:
-            _searched[0] += time.perf_counter() - start
+            spent[0] += time.perf_counter() - start
 
-    return timed
-
-
-_deltas.Base.delta = _timed(_deltas.Base.delta)  # type: ignore[method-assign]
+    _deltas.Base.delta = timed  # type: ignore[method-assign]
+    try:
+        yield spent
+    finally:
+        _deltas.Base.delta = delta  # type: ignore[method-assign]
 
 
 async def redis_figures(
@@ -142,18 +145,17 @@ async def redis_figures(
         rng = Rng(b"bench-redis-bot")
         moves = 0
         sent = int((await redis.info("stats"))["total_net_input_bytes"])
-        searched = _searched[0]
-        while moves < (max_moves if max_moves is not None else MAX_MOVES):
-            cur = await service.reads.must_load(table_id)
-            if cur.table.status != "PLAYING":
-                break
-            seat = cur.to_act()[0]
-            move = dict(choose(cur.game, cur.state, seat, NORMAL, rng, cur.rules))
-            await service.moves.make(callers[seat], table_id, game_id, move)
-            moves += 1
-            series.append(await _usage(redis, keys))
-        sent = int((await redis.info("stats"))["total_net_input_bytes"]) - sent
-        searched = _searched[0] - searched
+        with _timing_differences() as searched:
+            while moves < (max_moves if max_moves is not None else MAX_MOVES):
+                cur = await service.reads.must_load(table_id)
+                if cur.table.status != "PLAYING":
+                    break
+                seat = cur.to_act()[0]
+                move = dict(choose(cur.game, cur.state, seat, NORMAL, rng, cur.rules))
+                await service.moves.make(callers[seat], table_id, game_id, move)
+                moves += 1
+                series.append(await _usage(redis, keys))
+            sent = int((await redis.info("stats"))["total_net_input_bytes"]) - sent
         final = await service.reads.must_load(table_id)
         totals = [sum(s.values()) for s in series]
         mid = len(series) // 2
@@ -171,7 +173,7 @@ async def redis_figures(
             # everything sent to Redis while playing (the moves' loads and commits, and
             # this bench's MEMORY USAGE of each key after each move), per move
             "sent_bytes_per_move": round(sent / max(1, moves)),
-            "difference_us_per_move": round(searched / max(1, moves) * 1e6, 1),
+            "difference_us_per_move": round(searched[0] / max(1, moves) * 1e6, 1),
         }  # fmt: skip
     finally:
         await redis.aclose()

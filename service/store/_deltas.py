@@ -39,28 +39,6 @@ _ANCHOR: Final = 24
 _SCATTERED: Final = 3072
 
 
-def _common(base: str, new: str) -> tuple[int, int]:
-    """The lengths of the longest beginning and then end (not overlapping it) that ``base``
-    and ``new`` share, found by halves: each test is one comparison of memory."""
-    most = min(len(base), len(new))
-    lo, hi = 0, most
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if new.startswith(base[:mid]):
-            lo = mid
-        else:
-            hi = mid - 1
-    p = lo
-    lo, hi = 0, most - p
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if new.endswith(base[len(base) - mid :]):
-            lo = mid
-        else:
-            hi = mid - 1
-    return p, lo
-
-
 def _run(a: str, i: int, b: str, j: int, most: int, known: int = 0) -> int:
     """The length of the longest beginning that ``a[i:]`` and ``b[j:]`` share, at most
     ``most`` and at least ``known`` (already compared): by steps that double, then halves."""
@@ -190,7 +168,9 @@ class Base:
                 or not new.endswith(tail)
                 or len(new) - len(head) - len(tail) > most
             ):
-                p, s = _common(self.text, new)
+                most_common = min(len(self.text), len(new))
+                p = _run(self.text, 0, new, 0, most_common)
+                s = _back(self.text, len(self.text), new, len(new), most_common - p)
                 head, tail = self.text[:p], self.text[len(self.text) - s :]
                 self.head, self.tail = head, tail
             if len(new) - len(head) - len(tail) <= most:
